@@ -1,0 +1,22 @@
+package dev.llmratelimit.engine;
+
+/**
+ * Everything a store needs to decide one request for one (model, pool), computed once when the
+ * policy is built. A limit of 0 means the model does not configure that dimension.
+ *
+ * @param poolIndex   position of the pool among the model's pools (0 is the default pool)
+ * @param poolCount   number of pools of the model
+ * @param poolsEnforced false when no reservation is configured: pools are then only tracked
+ */
+public record DecisionPlan(String model, String pool, int poolIndex, int poolCount,
+                           long modelRpm, long modelTpm, long poolRpm, long poolTpm,
+                           boolean poolsEnforced, double saturationThreshold, long windowMillis) {
+
+    public boolean limitsRequests() {
+        return modelRpm > 0;
+    }
+
+    public boolean limitsTokens() {
+        return modelTpm > 0;
+    }
+}

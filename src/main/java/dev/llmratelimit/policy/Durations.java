@@ -1,0 +1,34 @@
+package dev.llmratelimit.policy;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+
+/** Parses durations written as {@code 500ms}, {@code 60s}, {@code 2m}, {@code 1h} or ISO-8601 ({@code PT60S}). */
+public final class Durations {
+
+    private Durations() {
+    }
+
+    public static Duration parse(String property, String text) {
+        String value = text.trim();
+        try {
+            if (value.startsWith("P") || value.startsWith("p")) {
+                return Duration.parse(value);
+            }
+            if (value.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(value.substring(0, value.length() - 2).trim()));
+            }
+            char unit = value.isEmpty() ? ' ' : value.charAt(value.length() - 1);
+            String number = value.substring(0, Math.max(0, value.length() - 1)).trim();
+            return switch (unit) {
+                case 's' -> Duration.ofSeconds(Long.parseLong(number));
+                case 'm' -> Duration.ofMinutes(Long.parseLong(number));
+                case 'h' -> Duration.ofHours(Long.parseLong(number));
+                default -> throw new PolicyException(property, text,
+                        "expected a duration such as 500ms, 60s, 2m, 1h or PT60S");
+            };
+        } catch (NumberFormatException | DateTimeParseException e) {
+            throw new PolicyException(property, text, "expected a duration such as 500ms, 60s, 2m, 1h or PT60S");
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package dev.llmratelimit.policy;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A model with everything resolved: capacity, threshold, and the normalised share of each
+ * configured priority. Priorities not in {@link #shares()} use the shared default pool.
+ */
+public record ModelPolicy(String name, long rpm, long tpm, double saturationThreshold,
+                          Map<String, Double> shares, double defaultShare) {
+
+    /** The name of the pool every caller without a configured priority shares. */
+    public static final String DEFAULT_POOL = "default";
+
+    /** Absorbs binary rounding such as 0.29 * 100 = 28.999999999999996 before rounding down. */
+    private static final double ROUNDING_SLACK = 1e-9;
+
+    public ModelPolicy {
+        shares = Map.copyOf(shares);
+    }
+
+    /** Without any reservation, pools are only tracked and only model-wide limits apply. */
+    public boolean poolsEnforced() {
+        return !shares.isEmpty();
+    }
+
+    /** Pool names in a fixed order: the default pool first, then the priorities sorted. */
+    public List<String> poolNames() {
+        return java.util.stream.Stream.concat(
+                java.util.stream.Stream.of(DEFAULT_POOL),
+                shares.keySet().stream().sorted()).toList();
+    }
+
+    public String poolOf(String priority) {
+        return priority != null && shares.containsKey(priority) ? priority : DEFAULT_POOL;
+    }
+
+    public double shareOf(String pool) {
+        Double share = shares.get(pool);
+        return share != null ? share : defaultShare;
+    }
+
+    /** A pool's limit for one dimension: capacity times share, rounded down to whole units. */
+    public static long poolLimit(long capacity, double share) {
+        return (long) Math.floor(capacity * share + ROUNDING_SLACK);
+    }
+}
