@@ -1,0 +1,143 @@
+package dev.llmratelimit.servlet;
+
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.ReadListener;
+import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.function.UnaryOperator;
+
+/**
+ * The request as the application sees it: the body the filter read once, served again through
+ * {@link #getInputStream()} or {@link #getReader()}, with a matching content length.
+ */
+final class BufferedBodyRequest extends HttpServletRequestWrapper {
+
+    private final byte[] body;
+    private final UnaryOperator<AsyncContext> asyncWrapper;
+    private boolean streamTaken;
+    private boolean readerTaken;
+
+    BufferedBodyRequest(HttpServletRequest request, byte[] body, UnaryOperator<AsyncContext> asyncWrapper) {
+        super(request);
+        this.body = body;
+        this.asyncWrapper = asyncWrapper;
+    }
+
+    @Override
+    public ServletInputStream getInputStream() {
+        if (readerTaken) {
+            throw new IllegalStateException("getReader() has already been called for this request");
+        }
+        streamTaken = true;
+        return new BodyInputStream(body);
+    }
+
+    @Override
+    public BufferedReader getReader() throws IOException {
+        if (streamTaken) {
+            throw new IllegalStateException("getInputStream() has already been called for this request");
+        }
+        readerTaken = true;
+        String encoding = getCharacterEncoding();
+        Charset charset = encoding == null ? StandardCharsets.ISO_8859_1 : Charset.forName(encoding);
+        return new BufferedReader(new InputStreamReader(new ByteArrayInputStream(body), charset));
+    }
+
+    @Override
+    public int getContentLength() {
+        return body.length;
+    }
+
+    @Override
+    public long getContentLengthLong() {
+        return body.length;
+    }
+
+    @Override
+    public String getHeader(String name) {
+        return isContentLength(name) ? Integer.toString(body.length) : super.getHeader(name);
+    }
+
+    @Override
+    public Enumeration<String> getHeaders(String name) {
+        return isContentLength(name) ? Collections.enumeration(java.util.List.of(Integer.toString(body.length)))
+                : super.getHeaders(name);
+    }
+
+    @Override
+    public int getIntHeader(String name) {
+        return isContentLength(name) ? body.length : super.getIntHeader(name);
+    }
+
+    @Override
+    public AsyncContext startAsync() {
+        return asyncWrapper.apply(super.startAsync());
+    }
+
+    @Override
+    public AsyncContext startAsync(ServletRequest request, ServletResponse response) {
+        return asyncWrapper.apply(super.startAsync(request, response));
+    }
+
+    private static boolean isContentLength(String name) {
+        return "content-length".equalsIgnoreCase(name);
+    }
+
+    /** The body as a non-blocking-capable stream: all of it is available at once. */
+    private static final class BodyInputStream extends ServletInputStream {
+        private final ByteArrayInputStream in;
+
+        BodyInputStream(byte[] body) {
+            this.in = new ByteArrayInputStream(body);
+        }
+
+        @Override
+        public int read() {
+            return in.read();
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) {
+            return in.read(b, off, len);
+        }
+
+        @Override
+        public int available() {
+            return in.available();
+        }
+
+        @Override
+        public boolean isFinished() {
+            return in.available() == 0;
+        }
+
+        @Override
+        public boolean isReady() {
+            return true;
+        }
+
+        @Override
+        public void setReadListener(ReadListener listener) {
+            try {
+                if (!isFinished()) {
+                    listener.onDataAvailable();
+                }
+                listener.onAllDataRead();
+            } catch (IOException e) {
+                listener.onError(e);
+            }
+        }
+    }
+}
