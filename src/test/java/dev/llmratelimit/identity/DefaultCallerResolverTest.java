@@ -1,0 +1,211 @@
+package dev.llmratelimit.identity;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static dev.llmratelimit.identity.StaticCallerResolverTest.named;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class DefaultCallerResolverTest {
+
+    private static final Map<String, String> STATIC_MAPPING = Map.of(
+            "llm.ratelimit.principals.alice.priority", "dev",
+            "llm.ratelimit.principals.alice.team", "team-a",
+            "llm.ratelimit.teams.team-a.priority", "prod",
+            "llm.ratelimit.teams.team-x.priority", "batch");
+
+    private final CallerResolver resolver = CallerResolvers.create(STATIC_MAPPING);
+
+    private static TestJwt jwt(String name, Object... claims) {
+        Map<String, Object> map = new HashMap<>();
+        for (int i = 0; i < claims.length; i += 2) {
+            map.put((String) claims[i], claims[i + 1]);
+        }
+        return new TestJwt(name, map);
+    }
+
+    private static JsonText json(String text) {
+        return new JsonText("\"" + text + "\"");
+    }
+
+    @Test
+    void jwtStringClaimsReportTeamPriorityBesideOwnPriority() {
+        Caller caller = resolver.resolve(jwt("carol", "priority", "gold", "team", "team-c", "team_priority", "platinum"));
+
+        assertThat(caller).isEqualTo(new Caller("carol", "team-c", "platinum", "gold"));
+    }
+
+    @Test
+    void jwtJsonValueClaimsAreUnquoted() {
+        Caller caller = resolver.resolve(jwt("carol",
+                "priority", json("gold"), "team", json("team-c"), "team_priority", json("platinum")));
+
+        assertThat(caller).isEqualTo(new Caller("carol", "team-c", "platinum", "gold"));
+    }
+
+    @Test
+    void jwtMetadataObjectClaimsCarryThePriorities() {
+        Caller caller = resolver.resolve(jwt("carol",
+                "metadata", Map.of("priority", json("gold"), "owner", json("x")),
+                "team", "team-c",
+                "team_metadata", Map.of("priority", "platinum")));
+
+        assertThat(caller).isEqualTo(new Caller("carol", "team-c", "platinum", "gold"));
+    }
+
+    @Test
+    void aDirectPriorityClaimWinsOverTheMetadataObject() {
+        Caller caller = resolver.resolve(jwt("carol",
+                "priority", "gold", "metadata", Map.of("priority", "silver"),
+                "team", "team-c", "team_priority", "platinum", "team_metadata", Map.of("priority", "bronze")));
+
+        assertThat(caller).isEqualTo(new Caller("carol", "team-c", "platinum", "gold"));
+    }
+
+    @Test
+    void claimNamesAreConfigurable() {
+        CallerResolver custom = CallerResolvers.create(Map.of(
+                "llm.ratelimit.jwt.priority-claim", "tier",
+                "llm.ratelimit.jwt.metadata-claim", "key_meta",
+                "llm.ratelimit.jwt.team-claim", "org",
+                "llm.ratelimit.jwt.team-priority-claim", "org_tier",
+                "llm.ratelimit.jwt.team-metadata-claim", "org_meta"));
+
+        assertThat(custom.resolve(jwt("carol", "tier", "gold", "org", "team-c", "org_tier", "platinum",
+                "priority", "ignored", "team", "ignored", "team_priority", "ignored")))
+                .isEqualTo(new Caller("carol", "team-c", "platinum", "gold"));
+        assertThat(custom.resolve(jwt("carol", "key_meta", Map.of("priority", "gold"), "org", "team-c",
+                "org_meta", Map.of("priority", "platinum"), "metadata", Map.of("priority", "ignored"))))
+                .isEqualTo(new Caller("carol", "team-c", "platinum", "gold"));
+    }
+
+    @Test
+    void aJwtTeamWithoutTeamPriorityTakesItFromConfiguration() {
+        assertThat(resolver.resolve(jwt("carol", "team", "team-a")))
+                .isEqualTo(new Caller("carol", "team-a", "prod", null));
+    }
+
+    @Test
+    void aJwtWithoutClaimsFallsBackToTheStaticMappingOfItsName() {
+        assertThat(resolver.resolve(jwt("alice"))).isEqualTo(new Caller("alice", "team-a", "prod", "dev"));
+    }
+
+    @Test
+    void jwtClaimsWinOverStaticConfigurationAndTheTeamPriorityFollowsTheClaimedTeam() {
+        assertThat(resolver.resolve(jwt("alice", "priority", "gold", "team", "team-x")))
+                .isEqualTo(new Caller("alice", "team-x", "batch", "gold"));
+        assertThat(resolver.resolve(jwt("alice", "team_priority", "platinum")))
+                .isEqualTo(new Caller("alice", "team-a", "platinum", "dev"));
+    }
+
+    @Test
+    void unusableClaimValuesAreTreatedAsMissing() {
+        Caller caller = resolver.resolve(jwt("alice",
+                "team", List.of("team-x"), "priority", new JsonText("null"), "team_priority", "  "));
+
+        assertThat(caller).isEqualTo(new Caller("alice", "team-a", "prod", "dev"));
+    }
+
+    @Test
+    void aMetadataPrincipalReportsItsMetadata() {
+        Caller caller = resolver.resolve(new TestMetadataPrincipal("key-17",
+                Map.of("priority", "gold"), "team-c", Map.of("priority", "platinum")));
+
+        assertThat(caller).isEqualTo(new Caller("key-17", "team-c", "platinum", "gold"));
+    }
+
+    @Test
+    void aMetadataPrincipalWinsOverStaticConfigurationFieldByField() {
+        assertThat(resolver.resolve(new TestMetadataPrincipal("alice", Map.of("priority", "gold"), null, Map.of())))
+                .isEqualTo(new Caller("alice", "team-a", "prod", "gold"));
+        assertThat(resolver.resolve(new TestMetadataPrincipal("alice", Map.of(), "team-x", null)))
+                .isEqualTo(new Caller("alice", "team-x", "batch", "dev"));
+    }
+
+    @Test
+    void aMetadataPrincipalWithOnlyTheDefaultsIsMappedByName() {
+        MetadataPrincipal keyOnly = new MetadataPrincipal() {
+            @Override
+            public Map<String, String> metadata() {
+                return Map.of();
+            }
+
+            @Override
+            public String getName() {
+                return "alice";
+            }
+        };
+
+        assertThat(resolver.resolve(keyOnly)).isEqualTo(new Caller("alice", "team-a", "prod", "dev"));
+    }
+
+    @Test
+    void aPrincipalThatIsBothMetadataPrincipalAndJwtIsReadThroughItsMetadata() {
+        class Both extends TestMetadataPrincipal implements org.eclipse.microprofile.jwt.JsonWebToken {
+            Both() {
+                super("carol", Map.of("priority", "gold"), null, null);
+            }
+
+            @Override
+            public java.util.Set<String> getClaimNames() {
+                return java.util.Set.of("priority");
+            }
+
+            @Override
+            @SuppressWarnings("unchecked")
+            public <T> T getClaim(String claimName) {
+                return (T) (claimName.equals("priority") ? "from-jwt" : null);
+            }
+        }
+
+        assertThat(resolver.resolve(new Both())).isEqualTo(new Caller("carol", null, null, "gold"));
+    }
+
+    @Test
+    void anyOtherPrincipalIsMappedByName() {
+        assertThat(resolver.resolve(named("alice"))).isEqualTo(new Caller("alice", "team-a", "prod", "dev"));
+        assertThat(resolver.resolve(named("mallory"))).isEqualTo(new Caller("mallory", null, null, null));
+    }
+
+    @Test
+    void noPrincipalIsAnonymous() {
+        assertThat(resolver.resolve(null)).isSameAs(Caller.ANONYMOUS);
+    }
+
+    static class TestMetadataPrincipal implements MetadataPrincipal {
+        private final String name;
+        private final Map<String, String> metadata;
+        private final String team;
+        private final Map<String, String> teamMetadata;
+
+        TestMetadataPrincipal(String name, Map<String, String> metadata, String team, Map<String, String> teamMetadata) {
+            this.name = name;
+            this.metadata = metadata;
+            this.team = team;
+            this.teamMetadata = teamMetadata;
+        }
+
+        @Override
+        public String getName() {
+            return name;
+        }
+
+        @Override
+        public Map<String, String> metadata() {
+            return metadata;
+        }
+
+        @Override
+        public String team() {
+            return team;
+        }
+
+        @Override
+        public Map<String, String> teamMetadata() {
+            return teamMetadata;
+        }
+    }
+}
