@@ -11,7 +11,7 @@ import java.util.Map;
  * Reads every {@code llm.ratelimit.*} property through the portable MicroProfile Config API, so any
  * implementation works (SmallRye, Payara's, Open Liberty's). Only touched when the API is present.
  */
-final class MicroProfileProperties {
+public final class MicroProfileProperties {
 
     private MicroProfileProperties() {
     }
@@ -27,7 +27,11 @@ final class MicroProfileProperties {
     }
 
     static Map<String, String> read() {
-        Config config = ConfigProvider.getConfig();
+        return read(ConfigProvider.getConfig());
+    }
+
+    /** The {@code llm.ratelimit.*} properties of the given configuration. */
+    public static Map<String, String> read(Config config) {
         Map<String, String> properties = new HashMap<>();
         for (String name : config.getPropertyNames()) {
             if (name.startsWith(PolicyParser.PREFIX)) {

@@ -16,7 +16,6 @@ import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.Enumeration;
-import java.util.function.UnaryOperator;
 
 /**
  * The request as the application sees it: the body the filter read once, served again through
@@ -25,14 +24,14 @@ import java.util.function.UnaryOperator;
 final class BufferedBodyRequest extends HttpServletRequestWrapper {
 
     private final byte[] body;
-    private final UnaryOperator<AsyncContext> asyncWrapper;
+    private final Exchange exchange;
     private boolean streamTaken;
     private boolean readerTaken;
 
-    BufferedBodyRequest(HttpServletRequest request, byte[] body, UnaryOperator<AsyncContext> asyncWrapper) {
+    BufferedBodyRequest(HttpServletRequest request, byte[] body, Exchange exchange) {
         super(request);
         this.body = body;
-        this.asyncWrapper = asyncWrapper;
+        this.exchange = exchange;
     }
 
     @Override
@@ -81,14 +80,17 @@ final class BufferedBodyRequest extends HttpServletRequestWrapper {
         return isContentLength(name) ? body.length : super.getIntHeader(name);
     }
 
+    /** Async writes must go through the capturing response too, and completion must settle the usage. */
     @Override
     public AsyncContext startAsync() {
-        return asyncWrapper.apply(super.startAsync());
+        return startAsync(this, exchange.response());
     }
 
     @Override
     public AsyncContext startAsync(ServletRequest request, ServletResponse response) {
-        return asyncWrapper.apply(super.startAsync(request, response));
+        AsyncContext context = super.startAsync(request, response);
+        context.addListener(exchange);
+        return context;
     }
 
     private static boolean isContentLength(String name) {

@@ -1,0 +1,86 @@
+package dev.llmratelimit.demo;
+
+import dev.llmratelimit.config.MicroProfileProperties;
+import dev.llmratelimit.config.RateLimitRuntime;
+import dev.llmratelimit.servlet.RateLimitFilter;
+import io.smallrye.config.PropertiesConfigSource;
+import io.smallrye.config.SmallRyeConfig;
+import io.smallrye.config.SmallRyeConfigBuilder;
+
+import java.io.IOException;
+import java.net.URL;
+import java.nio.file.Path;
+
+/**
+ * The demo: a sample OpenAI-compatible chat endpoint behind the filter, registered programmatically.
+ *
+ * <pre>java -jar target/llm-ratelimit-demo.jar [--config FILE] [--port N]</pre>
+ */
+public final class DemoServer implements AutoCloseable {
+
+    private final EmbeddedTomcat tomcat;
+    private final RateLimitRuntime runtime;
+    private final int port;
+
+    private DemoServer(SmallRyeConfig config, int port) throws Exception {
+        DemoSettings settings = DemoSettings.from(config);
+        runtime = RateLimitRuntime.create(MicroProfileProperties.read(config), null);
+        tomcat = new EmbeddedTomcat(port)
+                .filter("demo-auth", new BearerKeyAuthFilter(settings.keys()), "/*")
+                .filter("llm-ratelimit", new RateLimitFilter(runtime), "/*")
+                .servlet("chat", new MockChatServlet(settings), "/v1/chat/completions", "/chat/completions");
+        this.port = tomcat.start();
+    }
+
+    /** Starts a demo server; {@code configFile} (may be null) overrides {@code config/demo.properties}. */
+    public static DemoServer start(Path configFile, int port) throws Exception {
+        SmallRyeConfigBuilder builder = new SmallRyeConfigBuilder().addDefaultSources()
+                .withSources(new PropertiesConfigSource(resource("demo.properties"), 150));
+        if (configFile != null) {
+            builder.withSources(new PropertiesConfigSource(configFile.toUri().toURL(), 500));
+        }
+        return new DemoServer(builder.build(), port);
+    }
+
+    private static URL resource(String name) throws IOException {
+        URL url = DemoServer.class.getClassLoader().getResource(name);
+        if (url == null) {
+            throw new IOException(name + " is missing from the class path");
+        }
+        return url;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    @Override
+    public void close() throws Exception {
+        tomcat.close();
+        runtime.close();
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path config = null;
+        int port = 8080;
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--config" -> config = Path.of(args[++i]);
+                case "--port" -> port = Integer.parseInt(args[++i]);
+                default -> {
+                    System.err.println("usage: java -jar llm-ratelimit-demo.jar [--config FILE] [--port N]");
+                    System.exit(2);
+                }
+            }
+        }
+        DemoServer server = start(config, port);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                server.close();
+            } catch (Exception e) {
+                System.err.println("Shutdown: " + e);
+            }
+        }));
+        System.out.println("llm-ratelimit demo ready at http://127.0.0.1:" + server.port() + "/v1/chat/completions");
+    }
+}

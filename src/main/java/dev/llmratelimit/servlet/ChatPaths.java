@@ -1,0 +1,27 @@
+package dev.llmratelimit.servlet;
+
+import jakarta.servlet.http.HttpServletRequest;
+
+import java.util.Set;
+
+/** Matches a request against the protected paths, relative to the application's context path. */
+final class ChatPaths {
+
+    private ChatPaths() {
+    }
+
+    /**
+     * Uses the container's decoded and normalised servlet path plus path info, so {@code //v1/...},
+     * {@code %2F}-tricks or {@code ;params} do not slip past; trailing slashes are ignored.
+     */
+    static boolean matches(Set<String> paths, HttpServletRequest request) {
+        String servletPath = request.getServletPath();
+        String pathInfo = request.getPathInfo();
+        String path = pathInfo == null ? servletPath : servletPath + pathInfo;
+        int end = path.length();
+        while (end > 1 && path.charAt(end - 1) == '/') {
+            end--;
+        }
+        return paths.contains(end == path.length() ? path : path.substring(0, end));
+    }
+}

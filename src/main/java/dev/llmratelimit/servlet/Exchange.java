@@ -1,0 +1,107 @@
+package dev.llmratelimit.servlet;
+
+import dev.llmratelimit.chat.ChatRequest;
+import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.ThrottledLog;
+import dev.llmratelimit.usage.TokenCounter;
+import dev.llmratelimit.usage.Usage;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.http.HttpServletResponse;
+
+import java.io.IOException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One admitted request on its way through the application: it records the usage the response
+ * carries, and finishes the admission exactly once when the application is done, synchronously
+ * or through the {@link AsyncListener} of an asynchronous request.
+ */
+final class Exchange implements AsyncListener {
+
+    private static final ThrottledLog MISSING_USAGE = new ThrottledLog(Exchange.class, System.Logger.Level.WARNING);
+    private static final ThrottledLog FINISH_FAILURES = new ThrottledLog(Exchange.class, System.Logger.Level.WARNING);
+
+    private final Admission admission;
+    private final ChatRequest request;
+    private final byte[] requestBody;
+    private final UsageCapturingResponse response;
+    private final AtomicBoolean finished = new AtomicBoolean();
+
+    Exchange(Admission admission, ChatRequest request, byte[] requestBody, HttpServletResponse response,
+             boolean stripUsageEvent) {
+        this.admission = admission;
+        this.request = request;
+        this.requestBody = requestBody;
+        this.response = new UsageCapturingResponse(response, request.model(), stripUsageEvent, admission::complete);
+    }
+
+    UsageCapturingResponse response() {
+        return response;
+    }
+
+    /** The application is done with the response (normally, or by throwing {@code failure}). */
+    void finish(Throwable failure) {
+        if (!finished.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            response.finishBody();
+        } catch (IOException | RuntimeException e) {
+            response.clientFailed();
+        }
+        try {
+            settle(failure);
+        } catch (RuntimeException e) {
+            FINISH_FAILURES.log("Could not settle the usage of a " + request.model() + " request", e);
+            admission.abort();
+        }
+    }
+
+    private void settle(Throwable failure) {
+        ResponseBodyObserver observer = response.observerIfWritten();
+        int status = response.getStatus();
+        if (observer == null || status < 200 || status >= 300) {
+            admission.abort();
+            return;
+        }
+        Usage usage = observer.usage();
+        if (usage != null) {
+            admission.complete(usage);
+        } else if (observer.isStream()) {
+            admission.complete(chargeForCutStream(observer));
+        } else {
+            if (failure == null && !response.hasClientFailed()) {
+                MISSING_USAGE.log("A 2xx response for model " + request.model()
+                        + " carried no usable usage; no tokens recorded", null);
+            }
+            admission.abort();
+        }
+    }
+
+    /** A stream that ended without usage still costs its prompt and what it streamed (SPEC section 3). */
+    private Usage chargeForCutStream(ResponseBodyObserver observer) {
+        TokenCounter counter = TokenCounter.forModel(request.model());
+        return new Usage(counter.promptTokens(requestBody, requestBody.length), observer.streamedCompletionTokens(), 0);
+    }
+
+    @Override
+    public void onComplete(AsyncEvent event) {
+        finish(null);
+    }
+
+    @Override
+    public void onTimeout(AsyncEvent event) {
+        finish(event.getThrowable());
+    }
+
+    @Override
+    public void onError(AsyncEvent event) {
+        finish(event.getThrowable());
+    }
+
+    @Override
+    public void onStartAsync(AsyncEvent event) {
+        event.getAsyncContext().addListener(this);
+    }
+}

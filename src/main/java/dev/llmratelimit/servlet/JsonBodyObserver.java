@@ -1,0 +1,32 @@
+package dev.llmratelimit.servlet;
+
+import dev.llmratelimit.usage.JsonUsageScanner;
+import dev.llmratelimit.usage.Usage;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.function.Consumer;
+
+/** Passes a JSON response through unchanged, reporting its usage as soon as the usage object closes. */
+final class JsonBodyObserver implements ResponseBodyObserver {
+
+    private final JsonUsageScanner scanner = new JsonUsageScanner();
+    private final Consumer<Usage> onUsage;
+
+    JsonBodyObserver(Consumer<Usage> onUsage) {
+        this.onUsage = onUsage;
+    }
+
+    @Override
+    public void write(byte[] bytes, int offset, int length, OutputStream client) throws IOException {
+        if (scanner.feed(bytes, offset, length)) {
+            onUsage.accept(scanner.usage());
+        }
+        client.write(bytes, offset, length);
+    }
+
+    @Override
+    public Usage usage() {
+        return scanner.usage();
+    }
+}

@@ -1,0 +1,167 @@
+package dev.llmratelimit.servlet;
+
+import dev.llmratelimit.chat.ChatRequest;
+import dev.llmratelimit.chat.IncludeUsageRewriter;
+import dev.llmratelimit.chat.InvalidChatRequestException;
+import dev.llmratelimit.config.RateLimitContext;
+import dev.llmratelimit.config.RateLimitProperties;
+import dev.llmratelimit.config.RateLimitRuntime;
+import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.ThrottledLog;
+import dev.llmratelimit.identity.Caller;
+import jakarta.inject.Inject;
+import jakarta.servlet.Filter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import java.io.IOException;
+
+/**
+ * The filter in front of chat-completion endpoints. It only translates HTTP to the engine and back:
+ * read the body once, decide, answer 4xx/5xx itself or call the application with a response that
+ * records usage.
+ *
+ * <p>Where the container has CDI it injects the shared {@link RateLimitContext}; elsewhere it builds
+ * its runtime from MicroProfile Config and its init-params. It carries no scope annotation on purpose
+ * (Payara drops a scoped filter).
+ */
+public class RateLimitFilter implements Filter {
+
+    /** Request attribute that marks a request as already limited, so a second filter instance skips it. */
+    public static final String LIMITED = RateLimitFilter.class.getName() + ".LIMITED";
+
+    private static final ThrottledLog INTERNAL_FAILURES = new ThrottledLog(RateLimitFilter.class, System.Logger.Level.ERROR);
+
+    @Inject
+    RateLimitContext context;
+
+    private RateLimitRuntime runtime;
+    private boolean ownsRuntime;
+
+    /** For containers that instantiate the filter themselves (web.xml, web-fragment.xml, CDI). */
+    public RateLimitFilter() {
+    }
+
+    /** For programmatic registration with a runtime the application built and will close. */
+    public RateLimitFilter(RateLimitRuntime runtime) {
+        this.runtime = runtime;
+    }
+
+    @Override
+    public void init(FilterConfig config) {
+        if (runtime != null) {
+            return;
+        }
+        if (context != null) {
+            runtime = context.runtime();
+        } else {
+            runtime = RateLimitRuntime.create(RateLimitProperties.withInitParameters(
+                    RateLimitProperties.fromMicroProfileConfig(), config.getInitParameterNames(),
+                    config::getInitParameter), null);
+            ownsRuntime = true;
+        }
+    }
+
+    @Override
+    public void destroy() {
+        if (ownsRuntime) {
+            runtime.close();
+        }
+    }
+
+    @Override
+    public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
+            throws IOException, ServletException {
+        if (req instanceof HttpServletRequest request && res instanceof HttpServletResponse response
+                && applies(request)) {
+            request.setAttribute(LIMITED, Boolean.TRUE);
+            limit(request, response, chain);
+        } else {
+            chain.doFilter(req, res);
+        }
+    }
+
+    private boolean applies(HttpServletRequest request) {
+        return runtime.settings().enabled()
+                && "POST".equalsIgnoreCase(request.getMethod())
+                && request.getAttribute(LIMITED) == null
+                && ChatPaths.matches(runtime.settings().paths(), request);
+    }
+
+    private void limit(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+            throws IOException, ServletException {
+        byte[] body = BodyReader.read(request, runtime.settings().maxBodySize());
+        if (body == null) {
+            JsonErrors.write(response, 413, JsonErrors.INVALID_REQUEST, "request_too_large",
+                    "Request body exceeds the maximum of " + runtime.settings().maxBodySize() + " bytes");
+            return;
+        }
+        ChatRequest chat;
+        try {
+            chat = ChatRequest.parse(body, body.length);
+        } catch (InvalidChatRequestException e) {
+            JsonErrors.write(response, 400, JsonErrors.INVALID_REQUEST, "invalid_request", e.getMessage());
+            return;
+        }
+        Exchange exchange;
+        try {
+            exchange = admit(request, response, chat, body);
+        } catch (RuntimeException e) {
+            INTERNAL_FAILURES.log("Rate limiting failed; request passed through unlimited", e);
+            chain.doFilter(new BufferedBodyRequest(request, body, null), response);
+            return;
+        }
+        if (exchange == null) {
+            return;
+        }
+        BufferedBodyRequest forwarded = new BufferedBodyRequest(request, forwardedBody(chat, body), exchange);
+        try {
+            chain.doFilter(forwarded, exchange.response());
+        } catch (IOException | ServletException | RuntimeException | Error e) {
+            exchange.finish(e);
+            throw e;
+        }
+        if (!forwarded.isAsyncStarted()) {
+            exchange.finish(null);
+        }
+    }
+
+    /** Decides; answers a refusal itself (returning {@code null}) or returns the exchange to run. */
+    private Exchange admit(HttpServletRequest request, HttpServletResponse response, ChatRequest chat, byte[] body)
+            throws IOException {
+        Caller caller = runtime.callerResolver().resolve(request.getUserPrincipal());
+        Admission admission = runtime.limiter().admit(chat.model(), caller.teamPriority(), caller.ownPriority());
+        if (!admission.permitsCall()) {
+            refuse(response, admission);
+            return null;
+        }
+        RateLimitHeaders.forwarded(response, admission);
+        return new Exchange(admission, chat, body, response, injectsStreamUsage(chat));
+    }
+
+    private boolean injectsStreamUsage(ChatRequest chat) {
+        return runtime.settings().injectStreamUsage() && chat.stream() && !chat.includeUsage();
+    }
+
+    private byte[] forwardedBody(ChatRequest chat, byte[] body) {
+        return injectsStreamUsage(chat) ? IncludeUsageRewriter.withIncludeUsage(body, body.length).orElse(body) : body;
+    }
+
+    private static void refuse(HttpServletResponse response, Admission admission) throws IOException {
+        switch (admission.outcome()) {
+            case REFUSED -> RateLimitHeaders.refuse(response, admission);
+            case UNKNOWN_MODEL -> JsonErrors.write(response, 404, JsonErrors.INVALID_REQUEST, "model_not_found",
+                    "The model is not served here");
+            default -> {
+                response.setHeader("retry-after", "1");
+                JsonErrors.write(response, 503, "service_unavailable", "503",
+                        "Rate limiter unavailable; try again shortly");
+            }
+        }
+    }
+}

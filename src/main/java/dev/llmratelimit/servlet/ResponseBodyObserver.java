@@ -1,0 +1,47 @@
+package dev.llmratelimit.servlet;
+
+import dev.llmratelimit.usage.Usage;
+
+import java.io.IOException;
+import java.io.OutputStream;
+
+/**
+ * Sees the response body on its way to the client and finds its usage. An observer that learns the
+ * usage from a chunk reports it before it forwards that chunk, so the tokens are recorded before the
+ * client can read the end of the response.
+ */
+interface ResponseBodyObserver {
+
+    /** Forwards (possibly all but a held-back part of) the bytes to the client. */
+    void write(byte[] bytes, int offset, int length, OutputStream client) throws IOException;
+
+    /** Forwards whatever is still held back: the application has finished writing. */
+    default void finish(OutputStream client) throws IOException {
+    }
+
+    /** The usage found, or {@code null}. */
+    Usage usage();
+
+    /** Whether this is a server-sent event stream (a cut stream is charged for what it streamed). */
+    default boolean isStream() {
+        return false;
+    }
+
+    /** Tokens of the completion text streamed so far, for charging a stream that ended without usage. */
+    default long streamedCompletionTokens() {
+        return 0;
+    }
+
+    /** Forwards bytes unparsed: for answers that carry no usage (non-2xx). */
+    ResponseBodyObserver PASS_THROUGH = new ResponseBodyObserver() {
+        @Override
+        public void write(byte[] bytes, int offset, int length, OutputStream client) throws IOException {
+            client.write(bytes, offset, length);
+        }
+
+        @Override
+        public Usage usage() {
+            return null;
+        }
+    };
+}

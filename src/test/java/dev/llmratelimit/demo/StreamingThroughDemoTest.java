@@ -1,0 +1,64 @@
+package dev.llmratelimit.demo;
+
+import dev.llmratelimit.testsupport.Http;
+import org.junit.jupiter.api.Test;
+
+import java.net.http.HttpResponse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Usage recording through the demo: JSON and streams, read-your-writes (SPEC section 3). */
+class StreamingThroughDemoTest {
+
+    private static final String JSON = "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}";
+    private static final String STREAM = "{\"model\":\"gpt-4o\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}";
+    private static final String STREAM_WITH_USAGE = "{\"model\":\"gpt-4o\",\"stream\":true,"
+            + "\"stream_options\":{\"include_usage\":true},\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}";
+
+    private static long remainingTokens(HttpResponse<String> response) {
+        return Long.parseLong(Http.header(response, "x-ratelimit-remaining-tokens"));
+    }
+
+    @Test
+    void aStreamThatAskedForUsageShowsItAndIsCharged() throws Exception {
+        try (DemoFixture demo = new DemoFixture()) {
+            HttpResponse<String> stream = demo.http().chat("sk-alice", STREAM_WITH_USAGE);
+            assertThat(stream.statusCode()).isEqualTo(200);
+            assertThat(stream.body()).contains("\"choices\":[],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":20,\"total_tokens\":30}");
+            assertThat(stream.body()).endsWith("data: [DONE]\n\n");
+            assertThat(remainingTokens(demo.http().chat("sk-alice", JSON))).isEqualTo(100_000 - 30);
+        }
+    }
+
+    @Test
+    void aStreamThatDidNotAskForUsageIsChargedButSeesNoUsageChunk() throws Exception {
+        try (DemoFixture demo = new DemoFixture()) {
+            HttpResponse<String> stream = demo.http().chat("sk-alice", STREAM);
+            assertThat(stream.body()).doesNotContain("usage");
+            assertThat(stream.body().split("\n\n")).hasSize(6);                    // 5 content chunks + [DONE]
+            assertThat(stream.body()).contains("{\"content\":\"Hello\"}").endsWith("data: [DONE]\n\n");
+            assertThat(remainingTokens(demo.http().chat("sk-alice", JSON))).isEqualTo(100_000 - 30);
+        }
+    }
+
+    @Test
+    void theNextRequestAlwaysSeesThePreviousResponsesTokens() throws Exception {
+        try (DemoFixture demo = new DemoFixture()) {
+            long expected = 100_000;
+            for (int i = 0; i < 30; i++) {
+                HttpResponse<String> response = demo.http().chat("sk-alice", i % 2 == 0 ? JSON : STREAM);
+                assertThat(response.statusCode()).isEqualTo(200);
+                assertThat(remainingTokens(response)).as("request %d", i).isEqualTo(expected);
+                expected -= 30;
+            }
+        }
+    }
+
+    @Test
+    void maxTokensSetsTheMockCompletionAndTheChargedTokens() throws Exception {
+        try (DemoFixture demo = new DemoFixture()) {
+            demo.http().chat("sk-alice", "{\"model\":\"gpt-4o\",\"max_tokens\":500,\"messages\":[]}");
+            assertThat(remainingTokens(demo.http().chat("sk-alice", JSON))).isEqualTo(100_000 - 510);
+        }
+    }
+}
