@@ -1,0 +1,128 @@
+package dev.llmratelimit.chat;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+
+import java.io.IOException;
+
+/**
+ * What the filter needs from a chat-completion request body.
+ *
+ * @param model        the {@code model} field, as sent
+ * @param stream       {@code "stream": true}; any other value counts as false
+ * @param maxTokens    {@code max_completion_tokens} if present, else {@code max_tokens}, else
+ *                     {@link #NO_MAX_TOKENS}; a value that is not a non-negative integer counts as
+ *                     absent, one beyond {@code long} as {@link Long#MAX_VALUE}
+ * @param includeUsage {@code "stream_options": {"include_usage": true}}
+ */
+public record ChatRequest(String model, boolean stream, long maxTokens, boolean includeUsage) {
+
+    public static final long NO_MAX_TOKENS = -1;
+
+    /** Rejects duplicated keys at any depth, so that no two readers of one body can disagree. */
+    static final JsonFactory STRICT_JSON = JsonFactory.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .build();
+
+    private static final String DUPLICATE_MESSAGE_PREFIX = "Duplicate field";
+
+    /**
+     * Reads the first {@code length} bytes of {@code body} (UTF-8, or UTF-16/32 as Jackson detects
+     * them) in one pass, skipping the content of every field it does not need.
+     *
+     * @throws InvalidChatRequestException the body is not exactly one JSON object, has a duplicated
+     *                                     key, or has no string {@code model}
+     */
+    public static ChatRequest parse(byte[] body, int length) throws InvalidChatRequestException {
+        try (JsonParser parser = STRICT_JSON.createParser(body, 0, length)) {
+            return read(parser);
+        } catch (StreamConstraintsException e) {
+            throw new InvalidChatRequestException("The request body exceeds the JSON nesting or size limits.", null);
+        } catch (JsonProcessingException e) {
+            String problem = e.getOriginalMessage() != null && e.getOriginalMessage().startsWith(DUPLICATE_MESSAGE_PREFIX)
+                    ? "The request body contains a duplicated key"
+                    : "The request body is not valid JSON";
+            throw new InvalidChatRequestException(problem + at(e.getLocation()) + ".", null);
+        } catch (IOException e) {
+            throw new InvalidChatRequestException("The request body is not valid JSON.", null);
+        }
+    }
+
+    private static ChatRequest read(JsonParser p) throws IOException, InvalidChatRequestException {
+        if (p.nextToken() != JsonToken.START_OBJECT) {
+            throw new InvalidChatRequestException("The request body must be a JSON object.", null);
+        }
+        String model = null;
+        boolean stream = false;
+        boolean includeUsage = false;
+        long maxTokens = NO_MAX_TOKENS;
+        long maxCompletionTokens = NO_MAX_TOKENS;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken value = p.nextToken();
+            switch (name) {
+                case "model" -> {
+                    if (value != JsonToken.VALUE_STRING) {
+                        throw new InvalidChatRequestException("The 'model' field must be a string.", "model");
+                    }
+                    model = p.getText();
+                }
+                case "stream" -> stream = value == JsonToken.VALUE_TRUE;
+                case "max_tokens" -> maxTokens = tokenLimit(p, value);
+                case "max_completion_tokens" -> maxCompletionTokens = tokenLimit(p, value);
+                case "stream_options" -> includeUsage = includesUsage(p, value);
+                default -> { }
+            }
+            p.skipChildren();
+        }
+        JsonLocation end = p.currentLocation();
+        if (p.nextToken() != null) {
+            throw new InvalidChatRequestException(
+                    "The request body must hold a single JSON object; more content follows it" + at(end) + ".", null);
+        }
+        if (model == null) {
+            throw new InvalidChatRequestException("The request body must have a string 'model' field.", "model");
+        }
+        return new ChatRequest(model, stream, maxCompletionTokens != NO_MAX_TOKENS ? maxCompletionTokens : maxTokens,
+                includeUsage);
+    }
+
+    private static long tokenLimit(JsonParser p, JsonToken value) throws IOException {
+        if (value != JsonToken.VALUE_NUMBER_INT) {
+            return NO_MAX_TOKENS;
+        }
+        if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+            return p.getBigIntegerValue().signum() > 0 ? Long.MAX_VALUE : NO_MAX_TOKENS;
+        }
+        long limit = p.getLongValue();
+        return limit >= 0 ? limit : NO_MAX_TOKENS;
+    }
+
+    /** Leaves the parser on the END_OBJECT of {@code stream_options} (or on the scalar value). */
+    private static boolean includesUsage(JsonParser p, JsonToken value) throws IOException {
+        boolean include = false;
+        if (value == JsonToken.START_OBJECT) {
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken option = p.nextToken();
+                if (name.equals("include_usage")) {
+                    include = option == JsonToken.VALUE_TRUE;
+                }
+                p.skipChildren();
+            }
+        }
+        return include;
+    }
+
+    private static String at(JsonLocation location) {
+        if (location == null || location.getLineNr() < 1) {
+            return "";
+        }
+        return " (line " + location.getLineNr() + ", column " + location.getColumnNr() + ")";
+    }
+}

@@ -1,0 +1,43 @@
+package dev.llmratelimit.usage;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+
+import java.io.IOException;
+import java.util.Optional;
+
+/** Takes the {@code usage} of a complete (non-streamed) chat-completion response body. */
+public final class JsonUsageParser {
+
+    /** Responses come from the application, so no duplicate detection: the last {@code usage} wins. */
+    static final JsonFactory JSON = new JsonFactory();
+
+    private JsonUsageParser() {
+    }
+
+    /**
+     * Reads the first {@code length} bytes of {@code body}, skipping everything but {@code usage}.
+     * Empty when the body is not one well-formed JSON object or has no usable {@code usage} object
+     * (see {@link UsageReader#read}); never throws.
+     */
+    public static Optional<Usage> parse(byte[] body, int length) {
+        try (JsonParser p = JSON.createParser(body, 0, length)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return Optional.empty();
+            }
+            Usage usage = null;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                boolean isUsage = p.currentName().equals("usage");
+                JsonToken value = p.nextToken();
+                if (isUsage) {
+                    usage = value == JsonToken.START_OBJECT ? UsageReader.read(p) : null;
+                }
+                p.skipChildren();
+            }
+            return p.nextToken() == null ? Optional.ofNullable(usage) : Optional.empty();
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+}

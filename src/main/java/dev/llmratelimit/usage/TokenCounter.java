@@ -1,0 +1,147 @@
+package dev.llmratelimit.usage;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.knuddels.jtokkit.Encodings;
+import com.knuddels.jtokkit.api.Encoding;
+import com.knuddels.jtokkit.api.EncodingRegistry;
+import com.knuddels.jtokkit.api.EncodingType;
+
+import java.io.IOException;
+
+/**
+ * Counts tokens with the tokenizer of a model family (jtokkit). {@code o200k_base} serves gpt-4o,
+ * gpt-4.1, gpt-4.5, gpt-5, o1, o3 and o4 models; {@code cl100k_base} serves gpt-4 and gpt-3.5, and is
+ * the approximation for every other model (open-weight models have their own tokenizers, which
+ * cl100k_base usually matches within some percent). A provider prefix ({@code openai/gpt-4o}) is ignored.
+ * Special-token text such as {@code <|endoftext|>} is counted as ordinary text. Thread-safe; the two
+ * instances are shared and each encoding is loaded once, on first use.
+ */
+public final class TokenCounter {
+
+    private static final String[] O200K_PREFIXES = {
+        "gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4"};
+
+    /** Cookbook constants: tokens around every message, for a {@code name}, and priming the reply. */
+    private static final int TOKENS_PER_MESSAGE = 3;
+    private static final int TOKENS_PER_NAME = 1;
+    private static final int TOKENS_REPLY_PRIMING = 3;
+
+    private final Encoding encoding;
+
+    private TokenCounter(Encoding encoding) {
+        this.encoding = encoding;
+    }
+
+    /** The counter for a model name as it appears in the request body. */
+    public static TokenCounter forModel(String model) {
+        String name = model.substring(model.lastIndexOf('/') + 1);
+        for (String prefix : O200K_PREFIXES) {
+            if (name.startsWith(prefix)) {
+                return O200k.COUNTER;
+            }
+        }
+        return Cl100k.COUNTER;
+    }
+
+    /** {@code "o200k_base"} or {@code "cl100k_base"}. */
+    public String encodingName() {
+        return encoding.getName();
+    }
+
+    public int count(String text) {
+        return encoding.countTokensOrdinary(text);
+    }
+
+    /**
+     * Estimates the prompt tokens of a chat request body with the OpenAI cookbook formula: per message
+     * 3 + the tokens of each of its string fields ({@code role}, {@code content}, {@code name}, ...)
+     * + 1 for a {@code name}; content given as parts counts the {@code text} of its {@code "type":"text"}
+     * parts (images, audio and tool definitions are not estimated); plus 3 priming the reply. Meant for a
+     * body {@link dev.llmratelimit.chat.ChatRequest#parse} accepted; on malformed JSON it returns what it
+     * counted up to the fault.
+     */
+    public long promptTokens(byte[] body, int length) {
+        long tokens = TOKENS_REPLY_PRIMING;
+        try (JsonParser p = JsonUsageParser.JSON.createParser(body, 0, length)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return tokens;
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                boolean isMessages = p.currentName().equals("messages");
+                if (p.nextToken() == JsonToken.START_ARRAY && isMessages) {
+                    while (nextElement(p)) {
+                        tokens += p.currentToken() == JsonToken.START_OBJECT ? message(p) : 0;
+                        p.skipChildren();
+                    }
+                    return tokens;
+                }
+                p.skipChildren();
+            }
+        } catch (IOException e) {
+            // best effort: the body was validated before; keep what was counted
+        }
+        return tokens;
+    }
+
+    private long message(JsonParser p) throws IOException {
+        long tokens = TOKENS_PER_MESSAGE;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            JsonToken value = p.nextToken();
+            if (value == JsonToken.VALUE_STRING) {
+                tokens += count(p.getText()) + (field.equals("name") ? TOKENS_PER_NAME : 0);
+            } else if (value == JsonToken.START_ARRAY && field.equals("content")) {
+                tokens += contentParts(p);
+            } else {
+                p.skipChildren();
+            }
+        }
+        return tokens;
+    }
+
+    private long contentParts(JsonParser p) throws IOException {
+        long tokens = 0;
+        while (nextElement(p)) {
+            if (p.currentToken() != JsonToken.START_OBJECT) {
+                p.skipChildren();
+                continue;
+            }
+            String type = null;
+            String text = null;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                if (p.nextToken() == JsonToken.VALUE_STRING && (field.equals("type") || field.equals("text"))) {
+                    if (field.equals("type")) {
+                        type = p.getText();
+                    } else {
+                        text = p.getText();
+                    }
+                } else {
+                    p.skipChildren();
+                }
+            }
+            if ("text".equals(type) && text != null) {
+                tokens += count(text);
+            }
+        }
+        return tokens;
+    }
+
+    private static boolean nextElement(JsonParser p) throws IOException {
+        JsonToken token = p.nextToken();
+        return token != JsonToken.END_ARRAY && token != null;
+    }
+
+    private static final class Registry {
+        static final EncodingRegistry INSTANCE = Encodings.newLazyEncodingRegistry();
+    }
+
+    private static final class O200k {
+        static final TokenCounter COUNTER = new TokenCounter(Registry.INSTANCE.getEncoding(EncodingType.O200K_BASE));
+    }
+
+    private static final class Cl100k {
+        static final TokenCounter COUNTER = new TokenCounter(Registry.INSTANCE.getEncoding(EncodingType.CL100K_BASE));
+    }
+}
