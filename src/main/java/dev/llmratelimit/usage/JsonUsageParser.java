@@ -18,8 +18,10 @@ public final class JsonUsageParser {
 
     /**
      * Reads the first {@code length} bytes of {@code body}, skipping everything but {@code usage}.
-     * Empty when the body is not one well-formed JSON object or has no usable {@code usage} object
-     * (see {@link UsageReader#read}); never throws.
+     * Absent or null {@code prompt_tokens}, {@code completion_tokens} or
+     * {@code prompt_tokens_details.cached_tokens} count as 0. Empty when the body is not one well-formed JSON
+     * object, has no {@code usage} object, a count in it is negative or not an integer, or it has neither
+     * {@code prompt_tokens} nor {@code completion_tokens}; never throws.
      */
     public static Optional<Usage> parse(byte[] body, int length) {
         try (JsonParser p = JSON.createParser(body, 0, length)) {

@@ -51,8 +51,9 @@ public final class SseUsageTracker {
     private long eventLength;
     private boolean eventOversized;
 
-    private int lineLength;
-    private boolean lineStartsWithCr;
+    /** The current line has no byte yet / is exactly {@code \r} so far: a newline now ends the event. */
+    private boolean lineEmpty = true;
+    private boolean lineIsCr;
 
     private Usage usage;
     private boolean sawDone;
@@ -81,13 +82,13 @@ public final class SseUsageTracker {
         for (int i = offset; i < end; i++) {
             byte b = bytes[i];
             if (b != '\n') {
-                if (lineLength++ == 0) {
-                    lineStartsWithCr = b == '\r';
-                }
+                lineIsCr = lineEmpty && b == '\r';
+                lineEmpty = false;
                 continue;
             }
-            boolean blankLine = lineLength == 0 || (lineLength == 1 && lineStartsWithCr);
-            lineLength = 0;
+            boolean blankLine = lineEmpty || lineIsCr;
+            lineEmpty = true;
+            lineIsCr = false;
             if (blankLine) {
                 take(bytes, pieceStart, i + 1 - pieceStart);
                 pieceStart = i + 1;
