@@ -21,8 +21,12 @@ public class RateLimitContext {
 
     @PostConstruct
     void start() {
-        CallerResolver resolver = callerResolvers.isResolvable() ? callerResolvers.get() : null;
-        runtime = RateLimitRuntime.create(RateLimitProperties.fromMicroProfileConfig(), resolver);
+        runtime = RateLimitRuntime.create(RateLimitProperties.fromMicroProfileConfig(), applicationCallerResolver());
+    }
+
+    /** The application's own {@link CallerResolver} bean, or {@code null} when it has none. */
+    public CallerResolver applicationCallerResolver() {
+        return callerResolvers.isResolvable() ? callerResolvers.get() : null;
     }
 
     @PreDestroy

@@ -52,19 +52,25 @@ public class RateLimitFilter implements Filter {
         this.runtime = runtime;
     }
 
+    /**
+     * Uses the shared CDI runtime where there is one and the filter has no init-params; otherwise
+     * (no CDI, or init-params that configure this filter) builds its own from MicroProfile Config
+     * overlaid with the init-params, still with the application's resolver bean if CDI has one.
+     */
     @Override
     public void init(FilterConfig config) {
         if (runtime != null) {
             return;
         }
-        if (context != null) {
+        boolean hasInitParameters = config.getInitParameterNames().hasMoreElements();
+        if (context != null && !hasInitParameters) {
             runtime = context.runtime();
-        } else {
-            runtime = RateLimitRuntime.create(RateLimitProperties.withInitParameters(
-                    RateLimitProperties.fromMicroProfileConfig(), config.getInitParameterNames(),
-                    config::getInitParameter), null);
-            ownsRuntime = true;
+            return;
         }
+        runtime = RateLimitRuntime.create(RateLimitProperties.withInitParameters(
+                RateLimitProperties.fromMicroProfileConfig(), config.getInitParameterNames(),
+                config::getInitParameter), context == null ? null : context.applicationCallerResolver());
+        ownsRuntime = true;
     }
 
     @Override
@@ -103,7 +109,8 @@ public class RateLimitFilter implements Filter {
         }
         ChatRequest chat;
         try {
-            chat = ChatRequest.parse(body, body.length);
+            byte[] json = DeclaredCharset.toUtf8(body, request.getCharacterEncoding());
+            chat = ChatRequest.parse(json, json.length);
         } catch (InvalidChatRequestException e) {
             JsonErrors.write(response, 400, JsonErrors.INVALID_REQUEST, "invalid_request", e.getMessage());
             return;

@@ -41,6 +41,7 @@ class QuickStartTest {
         }
     }
 
+    /** bob is dev: 10 % of 10 RPM is one request once the model is half used (30 of 60 tokens). */
     @Test
     void aPoolRefusalNamesThePriorityAndTheSaturation() throws Exception {
         try (DemoFixture demo = new DemoFixture()) {
@@ -49,7 +50,7 @@ class QuickStartTest {
 
             assertThat(refused.statusCode()).isEqualTo(429);
             assertThat(refused.body()).isEqualTo("{\"error\":{\"message\":\"Priority-based rate limit exceeded. "
-                    + "Model: gpt-4o-mini, Priority: dev, Rate limit type: tokens, Model TPM: 60, Model RPM: 10, "
+                    + "Model: gpt-4o-mini, Priority: dev, Rate limit type: requests, Model TPM: 60, Model RPM: 10, "
                     + "Remaining: 0, Model saturation: 50.0%\",\"type\":\"throttling_error\",\"param\":null,\"code\":\"429\"}}");
             assertThat(Http.header(refused, "x-ratelimit-saturation")).isEqualTo("50.00%");
             assertThat(Http.header(refused, "x-ratelimit-priority")).isEqualTo("dev");

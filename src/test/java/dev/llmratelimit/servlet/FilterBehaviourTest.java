@@ -79,7 +79,7 @@ class FilterBehaviourTest {
     void theApplicationReceivesTheIdenticalBodyThroughTheStream() {
         String body = "{\"model\":\"echo\",\"messages\":[{\"role\":\"user\",\"content\":\"Grüße, 你好, ✓ \\u00e9\"}]}";
         HttpResponse<String> response = Http.send(http.request("/v1/chat/completions", "sk-alice")
-                .header("Content-Type", "application/json; charset=UTF-8")
+                .setHeader("Content-Type", "application/json; charset=UTF-8")
                 .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8)).build());
 
         assertThat(response.statusCode()).isEqualTo(200);
@@ -92,7 +92,7 @@ class FilterBehaviourTest {
     void theApplicationReceivesTheIdenticalTextThroughTheReaderInTheDeclaredCharset() {
         String body = "{\"model\":\"echo\",\"messages\":[{\"content\":\"café\"}]}";
         HttpResponse<String> response = Http.send(http.request("/v1/chat/completions?reader=1", "sk-alice")
-                .header("Content-Type", "application/json; charset=ISO-8859-1")
+                .setHeader("Content-Type", "application/json; charset=ISO-8859-1")
                 .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.ISO_8859_1)).build());
 
         assertThat(response.statusCode()).isEqualTo(200);
