@@ -32,13 +32,19 @@ public final class RateLimiter {
         return policy;
     }
 
+    /** Decides one request of a caller with (at most) one priority name. */
+    public Admission admit(String model, String priority) {
+        return admit(model, priority, null);
+    }
+
     /**
      * Decides one request.
      *
-     * @param model    the request body's {@code model}
-     * @param priority the caller's priority name, or {@code null} for none
+     * @param model     the request body's {@code model}
+     * @param preferred the caller's first-choice priority (its team's), or {@code null}
+     * @param fallback  the priority used when the model does not configure {@code preferred}, or {@code null}
      */
-    public Admission admit(String model, String priority) {
+    public Admission admit(String model, String preferred, String fallback) {
         ModelPlans modelPlans = plans.get(model);
         boolean shadow = policy.mode() == EnforcementMode.SHADOW;
         if (modelPlans == null) {
@@ -46,7 +52,7 @@ public final class RateLimiter {
                     ? new Admission(Admission.Outcome.UNKNOWN_MODEL, null, null, shadow, store, policy.rateLimitType())
                     : Admission.unlimited();
         }
-        DecisionPlan plan = modelPlans.planFor(priority);
+        DecisionPlan plan = modelPlans.planFor(preferred, fallback);
         try {
             Verdict verdict = store.decide(plan);
             Admission.Outcome outcome = verdict.admitted() ? Admission.Outcome.ADMITTED : Admission.Outcome.REFUSED;
@@ -77,8 +83,8 @@ public final class RateLimiter {
             }
         }
 
-        DecisionPlan planFor(String priority) {
-            return byPool.get(model.poolOf(priority));
+        DecisionPlan planFor(String preferred, String fallback) {
+            return byPool.get(model.poolOf(preferred, fallback));
         }
     }
 }

@@ -32,8 +32,15 @@ public record ModelPolicy(String name, long rpm, long tpm, double saturationThre
                 shares.keySet().stream().sorted()).toList();
     }
 
-    public String poolOf(String priority) {
-        return priority != null && shares.containsKey(priority) ? priority : DEFAULT_POOL;
+    /**
+     * The pool of a caller: the first of its candidate priorities that this model configures (team
+     * priority before the caller's own, SPEC section 5), else the default pool.
+     */
+    public String poolOf(String preferred, String fallback) {
+        if (preferred != null && shares.containsKey(preferred)) {
+            return preferred;
+        }
+        return fallback != null && shares.containsKey(fallback) ? fallback : DEFAULT_POOL;
     }
 
     public double shareOf(String pool) {

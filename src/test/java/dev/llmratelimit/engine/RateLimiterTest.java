@@ -1,0 +1,116 @@
+package dev.llmratelimit.engine;
+
+import dev.llmratelimit.store.memory.MemoryCounterStore;
+import dev.llmratelimit.testsupport.MutableClock;
+import dev.llmratelimit.usage.Usage;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static dev.llmratelimit.testsupport.Policies.policy;
+import static org.assertj.core.api.Assertions.assertThat;
+
+class RateLimiterTest {
+
+    private final MutableClock clock = new MutableClock();
+
+    private RateLimiter limiter(String... lines) {
+        return new RateLimiter(policy(lines), new MemoryCounterStore(clock));
+    }
+
+    @Test
+    void retryAfterIsTheRealTimeLeftInTheWindow() {
+        RateLimiter limiter = limiter("models.m.rpm=1");
+        limiter.admit("m", null);
+        clock.advance(Duration.ofMillis(20_500));
+        Verdict refused = limiter.admit("m", null).verdict();
+        assertThat(refused.resetMillis()).isEqualTo(39_500);
+        assertThat(refused.retryAfterSeconds()).isEqualTo(40);
+        clock.advance(Duration.ofMillis(39_400));
+        assertThat(limiter.admit("m", null).verdict().retryAfterSeconds()).isEqualTo(1);
+    }
+
+    @Test
+    void teamPriorityWinsWhenTheModelConfiguresIt() {
+        RateLimiter limiter = limiter("models.m.rpm=10", "models.n.rpm=10", "reservation.dev=0.1",
+                "models.m.reservation.prod=0.9");
+        assertThat(limiter.admit("m", "prod", "dev").plan().pool()).isEqualTo("prod");
+        assertThat(limiter.admit("n", "prod", "dev").plan().pool()).isEqualTo("dev");
+        assertThat(limiter.admit("n", "prod", "intern").plan().pool()).isEqualTo("default");
+    }
+
+    @Test
+    void usageIsRecordedOnceWithTheConfiguredTokenType() {
+        RateLimiter total = limiter("models.m.tpm=1000");
+        Admission admission = total.admit("m", null);
+        admission.complete(new Usage(100, 50, 30));
+        admission.complete(new Usage(100, 50, 30));
+        assertThat(total.admit("m", null).verdict().tokenRemaining()).isEqualTo(1000 - 120);
+
+        RateLimiter input = limiter("models.m.tpm=1000", "rate-limit-type=input");
+        input.admit("m", null).complete(new Usage(100, 50, 30));
+        assertThat(input.admit("m", null).verdict().tokenRemaining()).isEqualTo(1000 - 70);
+
+        RateLimiter output = limiter("models.m.tpm=1000", "rate-limit-type=output");
+        output.admit("m", null).complete(new Usage(100, 50, 30));
+        assertThat(output.admit("m", null).verdict().tokenRemaining()).isEqualTo(1000 - 50);
+    }
+
+    @Test
+    void anAbortedAdmissionRecordsNothing() {
+        RateLimiter limiter = limiter("models.m.tpm=1000");
+        Admission admission = limiter.admit("m", null);
+        admission.abort();
+        admission.complete(new Usage(500, 0, 0));
+        assertThat(limiter.admit("m", null).verdict().tokenRemaining()).isEqualTo(1000);
+    }
+
+    @Test
+    void shadowModeLetsEverythingThroughAndCountsLikeEnforce() {
+        RateLimiter limiter = limiter("models.m.rpm=2", "mode=shadow");
+        int permitted = 0;
+        int wouldRefuse = 0;
+        for (int i = 0; i < 5; i++) {
+            Admission admission = limiter.admit("m", null);
+            permitted += admission.permitsCall() ? 1 : 0;
+            wouldRefuse += admission.outcome() == Admission.Outcome.REFUSED ? 1 : 0;
+        }
+        assertThat(permitted).isEqualTo(5);
+        assertThat(wouldRefuse).isEqualTo(3);
+    }
+
+    @Test
+    void unknownModelsPassUnlessRejected() {
+        assertThat(limiter("models.m.rpm=1").admit("x", null).permitsCall()).isTrue();
+        Admission rejected = limiter("models.m.rpm=1", "reject-unknown-models=true").admit("x", null);
+        assertThat(rejected.outcome()).isEqualTo(Admission.Outcome.UNKNOWN_MODEL);
+        assertThat(rejected.permitsCall()).isFalse();
+    }
+
+    @Test
+    void storeFailuresFollowOnStoreFailure() {
+        AtomicInteger records = new AtomicInteger();
+        CounterStore broken = new CounterStore() {
+            @Override
+            public Verdict decide(DecisionPlan plan) {
+                throw new StoreUnavailableException("down", null);
+            }
+
+            @Override
+            public void record(DecisionPlan plan, long tokens) {
+                records.incrementAndGet();
+            }
+        };
+        Admission open = new RateLimiter(policy("models.m.tpm=10"), broken).admit("m", null);
+        assertThat(open.outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_OPEN);
+        assertThat(open.permitsCall()).isTrue();
+        open.complete(new Usage(5, 5, 0));
+        assertThat(records).hasValue(0);
+
+        Admission closed = new RateLimiter(policy("models.m.tpm=10", "on-store-failure=fail-closed"), broken)
+                .admit("m", null);
+        assertThat(closed.outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_CLOSED);
+        assertThat(closed.permitsCall()).isFalse();
+    }
+}
