@@ -99,7 +99,12 @@ public final class RedisCounterStore implements CounterStore {
         return keys != null ? keys : keysByPlan.computeIfAbsent(plan, p -> new ModelKeys(keyPrefix, p));
     }
 
+    /**
+     * Redisson's own messages can quote the command's arguments (pool names are priority names,
+     * which SPEC section 5 keeps out of logs), so the message names only the exception's class.
+     */
     private static StoreUnavailableException unavailable(LuaScript script, RedisException e) {
-        return new StoreUnavailableException("Redis did not answer " + script.name(), e);
+        return new StoreUnavailableException("Redis did not answer " + script.name()
+                + " (" + e.getClass().getSimpleName() + ")", e);
     }
 }
