@@ -130,9 +130,8 @@ class RedisCounterStoreTest {
         REDIS.server().call("CONFIG", "RESETSTAT");
 
         assertThat(store.decide(PLAN).requestRemaining()).isZero();
-        Map<String, Long> stats = commandStats(REDIS.server());
-        assertThat(stats).containsEntry("script|load", 1L);
-        assertThat(stats.get("evalsha")).isEqualTo(2L);     // NOSCRIPT, then the retry
+        assertThat(scriptLoads(REDIS.server())).isEqualTo(1);
+        assertThat(commandStats(REDIS.server())).containsEntry("evalsha", 2L);     // NOSCRIPT, then the retry
     }
 
     /** Random traffic on three models gets the same verdicts from Redis as from the memory store. */
@@ -170,6 +169,12 @@ class RedisCounterStoreTest {
             sleep(10);
         }
         assertThat(server.call("EXISTS", key)).isEqualTo(0L);
+    }
+
+    /** SCRIPT LOAD calls since the last CONFIG RESETSTAT (Redis 6 counts every SCRIPT subcommand as one). */
+    static long scriptLoads(RedisServer server) {
+        Map<String, Long> stats = commandStats(server);
+        return stats.getOrDefault("script|load", stats.getOrDefault("script", 0L));
     }
 
     static Map<String, Long> commandStats(RedisServer server) {
