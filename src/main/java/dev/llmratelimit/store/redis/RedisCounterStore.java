@@ -34,6 +34,9 @@ public final class RedisCounterStore implements CounterStore {
     private final ConcurrentMap<DecisionPlan, ModelKeys> keysByPlan = new ConcurrentHashMap<>();
 
     private RedisCounterStore(RedissonClient client, boolean ownsClient, String keyPrefix) {
+        if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
+            throw new IllegalArgumentException("A key prefix with braces would break the hash tag: " + keyPrefix);
+        }
         this.client = client;
         this.ownsClient = ownsClient;
         this.keyPrefix = keyPrefix;
