@@ -1,0 +1,113 @@
+package dev.llmratelimit.store.redis;
+
+import dev.llmratelimit.engine.CounterStore;
+import dev.llmratelimit.engine.DecisionPlan;
+import dev.llmratelimit.engine.DecisionRule;
+import dev.llmratelimit.engine.Limit;
+import dev.llmratelimit.engine.StoreUnavailableException;
+import dev.llmratelimit.engine.Verdict;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisException;
+import org.redisson.client.codec.StringCodec;
+
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * Counters in Redis, shared by every instance. A decision is one {@code decide.lua} call and a
+ * recording one {@code record.lua} call: one round trip each, atomic on the server, timed by the
+ * server's clock. Any Redisson failure (timeout, lost connection, shutdown) becomes a
+ * {@link StoreUnavailableException}.
+ */
+public final class RedisCounterStore implements CounterStore {
+
+    private static final LuaScript DECIDE = LuaScript.fromResource("decide.lua");
+    private static final LuaScript RECORD = LuaScript.fromResource("record.lua");
+    private static final Limit[] LIMITS = Limit.values();
+
+    private final RedissonClient client;
+    private final boolean ownsClient;
+    private final String keyPrefix;
+    private final RScript script;
+    private final ConcurrentMap<DecisionPlan, ModelKeys> keysByPlan = new ConcurrentHashMap<>();
+
+    private RedisCounterStore(RedissonClient client, boolean ownsClient, String keyPrefix) {
+        if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
+            throw new IllegalArgumentException("A key prefix with braces would break the hash tag: " + keyPrefix);
+        }
+        this.client = client;
+        this.ownsClient = ownsClient;
+        this.keyPrefix = keyPrefix;
+        this.script = client.getScript(StringCodec.INSTANCE);
+    }
+
+    /** A store on a client that the caller keeps and shuts down. */
+    public static RedisCounterStore using(RedissonClient client, String keyPrefix) {
+        return new RedisCounterStore(client, false, keyPrefix);
+    }
+
+    /** A store with its own client, shut down by {@link #close()}. */
+    public static RedisCounterStore create(RedisStoreSettings settings) {
+        return new RedisCounterStore(RedissonClientFactory.create(settings), true, settings.keyPrefix());
+    }
+
+    @Override
+    public Verdict decide(DecisionPlan plan) {
+        ModelKeys keys = keysOf(plan);
+        List<Long> read;
+        try {
+            read = DECIDE.run(script, RScript.ReturnType.MULTI, keys.key, keys.keys, keys.decideArgs);
+        } catch (RedisException e) {
+            throw unavailable(DECIDE, e);
+        }
+        // The script decided and counted; the verdict's figures come from the one Java rule.
+        Verdict verdict = DecisionRule.decide(plan, read.get(1), read.get(2), read.get(3), read.get(4), read.get(5));
+        int refused = read.get(0).intValue();
+        Limit scriptLimit = refused == 0 ? null : LIMITS[refused - 1];
+        if (verdict.refusedBy() != scriptLimit) {
+            // Only a bug can get here; on-store-failure then applies rather than an error page.
+            throw new StoreUnavailableException("decide.lua refused by " + scriptLimit
+                    + " where DecisionRule refuses by " + verdict.refusedBy(), null);
+        }
+        return verdict;
+    }
+
+    @Override
+    public void record(DecisionPlan plan, long tokens) {
+        ModelKeys keys = keysOf(plan);
+        try {
+            RECORD.run(script, RScript.ReturnType.INTEGER, keys.key, keys.keys,
+                    keys.windowMillis, keys.poolTokenField, Long.toString(tokens));
+        } catch (RedisException e) {
+            throw unavailable(RECORD, e);
+        }
+    }
+
+    /** The key of a model's hash, as the scripts use it. */
+    public String keyOf(String model) {
+        return ModelKeys.keyOf(keyPrefix, model);
+    }
+
+    @Override
+    public void close() {
+        if (ownsClient) {
+            client.shutdown();
+        }
+    }
+
+    private ModelKeys keysOf(DecisionPlan plan) {
+        ModelKeys keys = keysByPlan.get(plan);
+        return keys != null ? keys : keysByPlan.computeIfAbsent(plan, p -> new ModelKeys(keyPrefix, p));
+    }
+
+    /**
+     * Redisson's own messages can quote the command's arguments (pool names are priority names,
+     * which SPEC section 5 keeps out of logs), so the message names only the exception's class.
+     */
+    private static StoreUnavailableException unavailable(LuaScript script, RedisException e) {
+        return new StoreUnavailableException("Redis did not answer " + script.name()
+                + " (" + e.getClass().getSimpleName() + ")", e);
+    }
+}
