@@ -6,8 +6,13 @@ import dev.llmratelimit.identity.CallerResolver;
 import dev.llmratelimit.identity.CallerResolvers;
 import dev.llmratelimit.policy.PolicyParser;
 import dev.llmratelimit.policy.RateLimitPolicy;
+import dev.llmratelimit.store.CircuitBreakerSettings;
+import dev.llmratelimit.store.CircuitBreakingCounterStore;
 import dev.llmratelimit.store.memory.MemoryCounterStore;
+import dev.llmratelimit.store.redis.RedisCounterStore;
+import dev.llmratelimit.store.redis.RedisStoreSettings;
 
+import java.time.Clock;
 import java.util.Map;
 
 /**
@@ -42,8 +47,13 @@ public final class RateLimitRuntime implements AutoCloseable {
         return new RateLimitRuntime(settings, new RateLimiter(policy, store), resolver, store);
     }
 
+    /** The memory store, or Redis behind a circuit breaker so a dead Redis does not cost a timeout per request. */
     private static CounterStore createStore(FilterSettings settings, Map<String, String> properties) {
-        return new MemoryCounterStore();
+        if (!settings.store().equals("redis")) {
+            return new MemoryCounterStore();
+        }
+        return new CircuitBreakingCounterStore(RedisCounterStore.create(RedisStoreSettings.parse(properties)),
+                CircuitBreakerSettings.parse(properties), Clock.systemUTC());
     }
 
     public FilterSettings settings() {

@@ -89,7 +89,8 @@ class RegistrationTest {
     void webXmlSampleRegistersTheFilterWithInitParams() throws Exception {
         Http http = webapp(docBase(Files.readString(Path.of("WEB-INF-samples/web.xml")), true));
 
-        assertThat(statuses(http, 4)).containsExactly(200, 200, 200, 429);
+        // Anonymous callers share the default pool: 25 % of 3 RPM rounds down to 0 once the model is half busy.
+        assertThat(statuses(http, 4)).containsExactly(200, 200, 429, 429);
     }
 
     @Test
