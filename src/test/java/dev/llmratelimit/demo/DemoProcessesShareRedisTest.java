@@ -34,6 +34,8 @@ class DemoProcessesShareRedisTest {
         Files.writeString(config, String.join("\n",
                 "llm.ratelimit.store=redis",
                 "llm.ratelimit.redis.address=" + REDIS.server().address(),
+                "llm.ratelimit.redis.timeout=5s",                    // a loaded machine must not fail open
+                "llm.ratelimit.redis.connect-timeout=5s",
                 "llm.ratelimit.models.shared-model.rpm=" + RPM,
                 "llm.ratelimit.window=10m",
                 "llm.ratelimit.reservation.prod=",                   // an empty value removes the demo's
