@@ -36,10 +36,10 @@ public final class CircuitBreakingCounterStore implements CounterStore {
     }
 
     @Override
-    public Verdict decide(DecisionPlan plan) {
+    public Verdict decide(DecisionPlan plan, long tokenEstimate) {
         boolean probe = permit();
         try {
-            Verdict verdict = delegate.decide(plan);
+            Verdict verdict = delegate.decide(plan, tokenEstimate);
             succeeded();
             return verdict;
         } catch (StoreUnavailableException e) {
@@ -53,10 +53,10 @@ public final class CircuitBreakingCounterStore implements CounterStore {
     }
 
     @Override
-    public void record(DecisionPlan plan, long tokens) {
+    public void record(DecisionPlan plan, long tokens, long windowEnd) {
         boolean probe = permit();
         try {
-            delegate.record(plan, tokens);
+            delegate.record(plan, tokens, windowEnd);
             succeeded();
         } catch (StoreUnavailableException e) {
             failed();
