@@ -108,6 +108,25 @@ class RedisCounterStoreTest {
     }
 
     @Test
+    void aSlidingWindowFollowsOnAndKeepsThePreviousCountersUntilTheyStopCounting() {
+        RedisServer server = REDIS.server();
+        DecisionPlan plan = new DecisionPlan("m", "prod", 1, 2, 10, 1000, 5, 500, true, 0.5, 1000, true);
+        Verdict first = store.decide(plan, 100);
+        assertThat((Long) server.call("PTTL", store.keyOf("m"))).isBetween(1001L, 2000L);   // one window more
+        assertThat(server.call("HMGET", store.keyOf("m"), "r", "t", "t:prod")).isEqualTo(List.of("1", "100", "100"));
+
+        sleep(first.resetMillis() + 20);
+        Verdict next = store.decide(plan, 50);
+        assertThat(next.windowEnd()).isEqualTo(first.windowEnd() + 1000);                      // no gap
+        assertThat(server.call("HMGET", store.keyOf("m"), "pr", "pt", "pr:prod", "pt:prod", "r", "t", "t:prod"))
+                .isEqualTo(List.of("1", "100", "1", "100", "1", "50", "50"));
+        store.record(plan, -30, first.windowEnd());                                            // into the previous window
+        store.record(plan, -500, next.windowEnd());                                            // clamped at 0
+        assertThat(server.call("HMGET", store.keyOf("m"), "pt", "pt:prod", "t", "t:prod"))
+                .isEqualTo(List.of("70", "70", "0", "0"));
+    }
+
+    @Test
     void aRecordingWithoutLiveWindowStartsOne() {
         DecisionPlan plan = new DecisionPlan("m", "prod", 1, 2, 10, 1000, 5, 500, true, 0.5, 60_000);
         store.record(plan, 400);
