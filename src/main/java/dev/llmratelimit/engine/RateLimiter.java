@@ -3,7 +3,10 @@ package dev.llmratelimit.engine;
 import dev.llmratelimit.policy.EnforcementMode;
 import dev.llmratelimit.policy.ModelPolicy;
 import dev.llmratelimit.policy.RateLimitPolicy;
+import dev.llmratelimit.policy.RateLimitType;
 import dev.llmratelimit.policy.StoreFailureMode;
+import dev.llmratelimit.policy.TokenAdmission;
+import dev.llmratelimit.policy.WindowMode;
 
 import java.util.HashMap;
 import java.util.List;
@@ -15,6 +18,9 @@ import java.util.Map;
  */
 public final class RateLimiter {
 
+    /** The {@code maxOutputTokens} of a request that sets no {@code max_tokens}. */
+    public static final long UNKNOWN_OUTPUT = -1;
+
     private static final ThrottledLog STORE_FAILURES = new ThrottledLog(RateLimiter.class, System.Logger.Level.WARNING);
 
     private final RateLimitPolicy policy;
@@ -25,7 +31,8 @@ public final class RateLimiter {
         this.policy = policy;
         this.store = store;
         long windowMillis = policy.window().toMillis();
-        policy.models().forEach((name, model) -> plans.put(name, new ModelPlans(model, windowMillis)));
+        boolean sliding = policy.windowMode() == WindowMode.SLIDING;
+        policy.models().forEach((name, model) -> plans.put(name, new ModelPlans(model, windowMillis, sliding)));
     }
 
     public RateLimitPolicy policy() {
@@ -38,13 +45,38 @@ public final class RateLimiter {
     }
 
     /**
-     * Decides one request.
+     * Decides one request; with {@code token-admission=reserve} it reserves the expected output
+     * only, as for a request without prompt and without {@code max_tokens}.
      *
      * @param model     the request body's {@code model}
      * @param preferred the caller's first-choice priority (its team's), or {@code null}
      * @param fallback  the priority used when the model does not configure {@code preferred}, or {@code null}
      */
     public Admission admit(String model, String preferred, String fallback) {
+        return admit(model, preferred, fallback, 0, UNKNOWN_OUTPUT);
+    }
+
+    /**
+     * Whether {@link #admit(String, String, String, long, long)} uses prompt tokens for this model:
+     * {@code token-admission=reserve}, the model limits tokens and {@code rate-limit-type} counts the
+     * prompt. Counting them costs a tokenizer pass, so callers count only when this is true.
+     */
+    public boolean needsPromptTokens(String model) {
+        ModelPlans modelPlans = plans.get(model);
+        return modelPlans != null && policy.tokenAdmission() == TokenAdmission.RESERVE
+                && modelPlans.model.tpm() > 0 && policy.rateLimitType() != RateLimitType.OUTPUT;
+    }
+
+    /**
+     * Decides one request. With {@code token-admission=reserve} its token estimate is reserved:
+     * prompt plus expected output as {@code rate-limit-type} counts them (at least 1, at most the
+     * model's TPM), where the expected output is {@code maxOutputTokens} when given, else the model's
+     * learned expectation ({@link ExpectedOutput}). In {@code recorded} mode the token figures are ignored.
+     *
+     * @param promptTokens    the request's prompt tokens (see {@link #needsPromptTokens})
+     * @param maxOutputTokens the request's {@code max_completion_tokens}/{@code max_tokens}, or {@link #UNKNOWN_OUTPUT}
+     */
+    public Admission admit(String model, String preferred, String fallback, long promptTokens, long maxOutputTokens) {
         ModelPlans modelPlans = plans.get(model);
         boolean shadow = policy.mode() == EnforcementMode.SHADOW;
         if (modelPlans == null) {
@@ -53,10 +85,14 @@ public final class RateLimiter {
                     : Admission.unlimited();
         }
         DecisionPlan plan = modelPlans.planFor(preferred, fallback);
+        boolean reserve = policy.tokenAdmission() == TokenAdmission.RESERVE && plan.limitsTokens();
+        long estimate = reserve ? estimate(plan, promptTokens, maxOutputTokens, modelPlans.expectedOutput) : 0;
         try {
-            Verdict verdict = store.decide(plan);
+            Verdict verdict = store.decide(plan, estimate);
             Admission.Outcome outcome = verdict.admitted() ? Admission.Outcome.ADMITTED : Admission.Outcome.REFUSED;
-            return new Admission(outcome, plan, verdict, shadow, store, policy.rateLimitType());
+            ExpectedOutput taught = reserve && maxOutputTokens < 0 && policy.rateLimitType() != RateLimitType.INPUT
+                    ? modelPlans.expectedOutput : null;
+            return new Admission(outcome, plan, verdict, shadow, store, policy.rateLimitType(), estimate, taught);
         } catch (StoreUnavailableException e) {
             boolean open = policy.onStoreFailure() == StoreFailureMode.FAIL_OPEN;
             STORE_FAILURES.log("Counter store unavailable, request " + (open ? "admitted (fail-open)" : "refused (fail-closed)"), e);
@@ -65,13 +101,26 @@ public final class RateLimiter {
         }
     }
 
-    /** The plan of every pool of one model. */
+    private long estimate(DecisionPlan plan, long promptTokens, long maxOutputTokens, ExpectedOutput expected) {
+        long output = maxOutputTokens >= 0 ? maxOutputTokens : expected.tokens();
+        long prompt = Math.max(0, promptTokens);
+        long tokens = switch (policy.rateLimitType()) {
+            case TOTAL -> output > Long.MAX_VALUE - prompt ? Long.MAX_VALUE : prompt + output;
+            case INPUT -> prompt;
+            case OUTPUT -> output;
+        };
+        return Math.min(plan.modelTpm(), Math.max(1, tokens));
+    }
+
+    /** The plan of every pool of one model, and what its responses taught about their size. */
     private static final class ModelPlans {
         private final ModelPolicy model;
+        private final ExpectedOutput expectedOutput;
         private final Map<String, DecisionPlan> byPool = new HashMap<>();
 
-        ModelPlans(ModelPolicy model, long windowMillis) {
+        ModelPlans(ModelPolicy model, long windowMillis, boolean sliding) {
             this.model = model;
+            this.expectedOutput = new ExpectedOutput(model.expectedOutputTokens());
             List<String> pools = model.poolNames();
             for (int i = 0; i < pools.size(); i++) {
                 String pool = pools.get(i);
@@ -79,7 +128,7 @@ public final class RateLimiter {
                 byPool.put(pool, new DecisionPlan(model.name(), pool, i, pools.size(),
                         model.rpm(), model.tpm(),
                         ModelPolicy.poolLimit(model.rpm(), share), ModelPolicy.poolLimit(model.tpm(), share),
-                        model.poolsEnforced(), model.saturationThreshold(), windowMillis));
+                        model.poolsEnforced(), model.saturationThreshold(), windowMillis, sliding));
             }
         }
 

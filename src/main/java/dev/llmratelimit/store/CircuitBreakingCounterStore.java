@@ -37,14 +37,14 @@ public final class CircuitBreakingCounterStore implements CounterStore {
     }
 
     @Override
-    public Verdict decide(DecisionPlan plan) {
-        return guarded(() -> delegate.decide(plan));
+    public Verdict decide(DecisionPlan plan, long tokenEstimate) {
+        return guarded(() -> delegate.decide(plan, tokenEstimate));
     }
 
     @Override
-    public void record(DecisionPlan plan, long tokens) {
+    public void record(DecisionPlan plan, long tokens, long windowEnd) {
         guarded(() -> {
-            delegate.record(plan, tokens);
+            delegate.record(plan, tokens, windowEnd);
             return null;
         });
     }
