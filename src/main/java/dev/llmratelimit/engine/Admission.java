@@ -32,16 +32,35 @@ public final class Admission {
     private final boolean shadow;
     private final CounterStore store;
     private final RateLimitType rateLimitType;
+    private final CallerTicket callerTicket;
+    private final CallerRefusal callerRefusal;
     private final AtomicBoolean finished = new AtomicBoolean();
 
     Admission(Outcome outcome, DecisionPlan plan, Verdict verdict, boolean shadow,
               CounterStore store, RateLimitType rateLimitType) {
+        this(outcome, plan, verdict, shadow, store, rateLimitType, null, null);
+    }
+
+    private Admission(Outcome outcome, DecisionPlan plan, Verdict verdict, boolean shadow, CounterStore store,
+                      RateLimitType rateLimitType, CallerTicket callerTicket, CallerRefusal callerRefusal) {
         this.outcome = outcome;
         this.plan = plan;
         this.verdict = verdict;
         this.shadow = shadow;
         this.store = store;
         this.rateLimitType = rateLimitType;
+        this.callerTicket = callerTicket;
+        this.callerRefusal = callerRefusal;
+    }
+
+    /** A request that a per-caller limit refused before any model counter was asked. */
+    static Admission refusedByCaller(DecisionPlan plan, CallerRefusal refusal, boolean shadow, RateLimitType rateLimitType) {
+        return new Admission(Outcome.REFUSED, plan, null, shadow, null, rateLimitType, null, refusal);
+    }
+
+    /** This admission, also holding the caller's counters until it finishes. */
+    Admission holding(CallerTicket ticket) {
+        return new Admission(outcome, plan, verdict, shadow, store, rateLimitType, ticket, null);
     }
 
     static Admission unlimited() {
@@ -57,9 +76,17 @@ public final class Admission {
         return plan;
     }
 
-    /** The store's verdict; {@code null} when no decision was made (unconfigured model, store failure). */
+    /**
+     * The store's verdict; {@code null} when no decision was made (unconfigured model, store failure,
+     * refusal by a caller limit).
+     */
     public Verdict verdict() {
         return verdict;
+    }
+
+    /** The per-caller limit that refused the request, or {@code null}. */
+    public CallerRefusal callerRefusal() {
+        return callerRefusal;
     }
 
     public boolean isShadow() {
@@ -75,16 +102,20 @@ public final class Admission {
     }
 
     /**
-     * Records the response's usage. Only an admitted request records: a request that shadow mode
-     * let through although it would have been refused records nothing, as in enforce mode.
-     * Has no effect after the first call to {@code complete} or {@link #abort}.
+     * Records the response's usage and gives the caller's parallel slots back. Only an admitted
+     * request records: a request that shadow mode let through although it would have been refused
+     * records nothing, as in enforce mode. Has no effect after the first call to {@code complete}
+     * or {@link #abort}.
      */
     public void complete(Usage usage) {
-        if (!finished.compareAndSet(false, true) || outcome != Outcome.ADMITTED) {
+        if (!finished.compareAndSet(false, true)) {
             return;
         }
         long tokens = usage.tokens(rateLimitType);
-        if (tokens == 0 || !plan.limitsTokens()) {
+        if (callerTicket != null) {
+            callerTicket.finish(tokens);
+        }
+        if (outcome != Outcome.ADMITTED || tokens == 0 || !plan.limitsTokens()) {
             return;
         }
         try {
@@ -94,8 +125,10 @@ public final class Admission {
         }
     }
 
-    /** Finishes the request without usage (non-2xx answer, exception before any output). */
+    /** Finishes the request without usage (non-2xx answer, exception before any output); gives the slots back. */
     public void abort() {
-        finished.set(true);
+        if (finished.compareAndSet(false, true) && callerTicket != null) {
+            callerTicket.finish(0);
+        }
     }
 }

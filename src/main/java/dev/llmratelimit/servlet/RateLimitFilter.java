@@ -142,7 +142,8 @@ public class RateLimitFilter implements Filter {
     private Exchange admit(HttpServletRequest request, HttpServletResponse response, ChatRequest chat, byte[] body)
             throws IOException {
         Caller caller = runtime.callerResolver().resolve(request.getUserPrincipal());
-        Admission admission = runtime.limiter().admit(chat.model(), caller.teamPriority(), caller.ownPriority());
+        Admission admission = runtime.limiter().admit(chat.model(), caller.teamPriority(), caller.ownPriority(),
+                runtime.callerLimits().planFor(caller));
         if (!admission.permitsCall()) {
             refuse(response, admission);
             return null;
