@@ -103,15 +103,12 @@ public final class RateLimiter {
         }
         CallerTicket ticket = new CallerTicket(callerPlan, callerVerdict.hold(), callerStore);
         Admission admission = admit(model, preferred, fallback);
-        switch (admission.outcome()) {
-            case ADMITTED, STORE_FAILED_OPEN -> {
-                return admission.holding(ticket);
-            }
-            default -> {
-                ticket.compensate();
-                return admission;
-            }
+        Admission.Outcome outcome = admission.outcome();
+        if (outcome == Admission.Outcome.ADMITTED || outcome == Admission.Outcome.STORE_FAILED_OPEN) {
+            return admission.holding(ticket);
         }
+        ticket.compensate();
+        return admission;
     }
 
     /** The plan of every pool of one model. */
