@@ -34,6 +34,8 @@ public final class Admission {
     private final RateLimitType rateLimitType;
     private final long reserved;
     private final ExpectedOutput expectedOutput;
+    private final CallerTicket callerTicket;
+    private final CallerRefusal callerRefusal;
     private final AtomicBoolean finished = new AtomicBoolean();
 
     /**
@@ -42,6 +44,17 @@ public final class Admission {
      */
     Admission(Outcome outcome, DecisionPlan plan, Verdict verdict, boolean shadow,
               CounterStore store, RateLimitType rateLimitType, long reserved, ExpectedOutput expectedOutput) {
+        this(outcome, plan, verdict, shadow, store, rateLimitType, reserved, expectedOutput, null, null);
+    }
+
+    Admission(Outcome outcome, DecisionPlan plan, Verdict verdict, boolean shadow,
+              CounterStore store, RateLimitType rateLimitType) {
+        this(outcome, plan, verdict, shadow, store, rateLimitType, 0, null);
+    }
+
+    private Admission(Outcome outcome, DecisionPlan plan, Verdict verdict, boolean shadow, CounterStore store,
+                      RateLimitType rateLimitType, long reserved, ExpectedOutput expectedOutput,
+                      CallerTicket callerTicket, CallerRefusal callerRefusal) {
         this.outcome = outcome;
         this.plan = plan;
         this.verdict = verdict;
@@ -50,11 +63,18 @@ public final class Admission {
         this.rateLimitType = rateLimitType;
         this.reserved = reserved;
         this.expectedOutput = expectedOutput;
+        this.callerTicket = callerTicket;
+        this.callerRefusal = callerRefusal;
     }
 
-    Admission(Outcome outcome, DecisionPlan plan, Verdict verdict, boolean shadow,
-              CounterStore store, RateLimitType rateLimitType) {
-        this(outcome, plan, verdict, shadow, store, rateLimitType, 0, null);
+    /** A request that a per-caller limit refused before any model counter was asked. */
+    static Admission refusedByCaller(DecisionPlan plan, CallerRefusal refusal, boolean shadow, RateLimitType rateLimitType) {
+        return new Admission(Outcome.REFUSED, plan, null, shadow, null, rateLimitType, 0, null, null, refusal);
+    }
+
+    /** This admission, also holding the caller's counters until it finishes. */
+    Admission holding(CallerTicket ticket) {
+        return new Admission(outcome, plan, verdict, shadow, store, rateLimitType, reserved, expectedOutput, ticket, null);
     }
 
     static Admission unlimited() {
@@ -70,9 +90,17 @@ public final class Admission {
         return plan;
     }
 
-    /** The store's verdict; {@code null} when no decision was made (unconfigured model, store failure). */
+    /**
+     * The store's verdict; {@code null} when no decision was made (unconfigured model, store failure,
+     * refusal by a caller limit).
+     */
     public Verdict verdict() {
         return verdict;
+    }
+
+    /** The per-caller limit that refused the request, or {@code null}. */
+    public CallerRefusal callerRefusal() {
+        return callerRefusal;
     }
 
     public boolean isShadow() {
@@ -94,13 +122,13 @@ public final class Admission {
 
     /**
      * Records the response's usage: in {@code recorded} mode its tokens, in {@code reserve} mode the
-     * difference to the estimate (a refund when negative), in the window the estimate went into.
-     * Only an admitted request records: a request that shadow mode let through although it would
-     * have been refused records nothing, as in enforce mode. Has no effect after the first call to
-     * any of the finishing methods.
+     * difference to the estimate (a refund when negative), in the window the estimate went into; the
+     * caller's tokens are recorded and its parallel slots given back. Only an admitted request
+     * records: a request that shadow mode let through although it would have been refused records
+     * nothing, as in enforce mode. Has no effect after the first call to any of the finishing methods.
      */
     public void complete(Usage usage) {
-        if (finish()) {
+        if (finish(usage.tokens(rateLimitType))) {
             if (expectedOutput != null) {
                 expectedOutput.learn(usage.completionTokens());
             }
@@ -114,7 +142,7 @@ public final class Admission {
      * model's expected output nothing.
      */
     public void charge(Usage usage) {
-        if (finish()) {
+        if (finish(usage.tokens(rateLimitType))) {
             settle(usage);
         }
     }
@@ -124,7 +152,7 @@ public final class Admission {
      * {@code reserve} mode keeps the estimate as the charge.
      */
     public void completeWithoutUsage() {
-        finished.set(true);
+        finish(0);
     }
 
     /**
@@ -132,14 +160,23 @@ public final class Admission {
      * {@code reserve} mode refunds the whole estimate.
      */
     public void abort() {
-        if (finish()) {
+        if (finish(0)) {
             add(-reserved);
         }
     }
 
-    /** Whether this call finishes an admitted request (the first finishing call does). */
-    private boolean finish() {
-        return finished.compareAndSet(false, true) && outcome == Outcome.ADMITTED;
+    /**
+     * The first finishing call settles the caller's counters (its tokens, its parallel slots) and
+     * returns whether it finishes an admitted request, whose model counters it must then settle.
+     */
+    private boolean finish(long callerTokens) {
+        if (!finished.compareAndSet(false, true)) {
+            return false;
+        }
+        if (callerTicket != null) {
+            callerTicket.finish(callerTokens);
+        }
+        return outcome == Outcome.ADMITTED;
     }
 
     private void settle(Usage usage) {

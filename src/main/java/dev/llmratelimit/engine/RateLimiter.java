@@ -25,11 +25,18 @@ public final class RateLimiter {
 
     private final RateLimitPolicy policy;
     private final CounterStore store;
+    private final CallerLimitStore callerStore;
     private final Map<String, ModelPlans> plans = new HashMap<>();
 
     public RateLimiter(RateLimitPolicy policy, CounterStore store) {
+        this(policy, store, null);
+    }
+
+    /** @param callerStore where per-caller counters live; {@code null} when no caller limit is enforced */
+    public RateLimiter(RateLimitPolicy policy, CounterStore store, CallerLimitStore callerStore) {
         this.policy = policy;
         this.store = store;
+        this.callerStore = callerStore;
         long windowMillis = policy.window().toMillis();
         boolean sliding = policy.windowMode() == WindowMode.SLIDING;
         policy.models().forEach((name, model) -> plans.put(name, new ModelPlans(model, windowMillis, sliding)));
@@ -100,6 +107,52 @@ public final class RateLimiter {
                     plan, null, shadow, store, policy.rateLimitType());
         }
     }
+
+    /** Decides one request with per-caller limits and no token estimate ({@code recorded} admission). */
+    public Admission admit(String model, String preferred, String fallback, CallerPlan callerPlan) {
+        return admit(model, preferred, fallback, 0, UNKNOWN_OUTPUT, callerPlan);
+    }
+
+    /**
+     * Decides one request that also has per-caller limits to pass (for a configured model; a request
+     * for an unconfigured model passes them untouched, as it passes the model's). All or nothing:
+     * the caller's counters are acquired first, so a caller refusal leaves every model and pool
+     * counter alone; a model or pool refusal then gives the caller acquisition back.
+     *
+     * @param callerPlan the caller's counters, or {@code null} when no caller limit applies
+     */
+    public Admission admit(String model, String preferred, String fallback, long promptTokens,
+                           long maxOutputTokens, CallerPlan callerPlan) {
+        ModelPlans modelPlans = plans.get(model);
+        if (callerPlan == null || callerStore == null || modelPlans == null) {
+            return admit(model, preferred, fallback, promptTokens, maxOutputTokens);
+        }
+        CallerVerdict callerVerdict;
+        try {
+            callerVerdict = callerStore.acquire(callerPlan);
+        } catch (StoreUnavailableException e) {
+            if (policy.onStoreFailure() == StoreFailureMode.FAIL_OPEN) {
+                STORE_FAILURES.log("Caller limit store unavailable, caller limits skipped (fail-open)", e);
+                return admit(model, preferred, fallback, promptTokens, maxOutputTokens);
+            }
+            STORE_FAILURES.log("Caller limit store unavailable, request refused (fail-closed)", e);
+            return new Admission(Admission.Outcome.STORE_FAILED_CLOSED, modelPlans.planFor(preferred, fallback),
+                    null, policy.mode() == EnforcementMode.SHADOW, store, policy.rateLimitType());
+        }
+        if (!callerVerdict.admitted()) {
+            return Admission.refusedByCaller(modelPlans.planFor(preferred, fallback), callerVerdict.refusal(),
+                    policy.mode() == EnforcementMode.SHADOW, policy.rateLimitType());
+        }
+        CallerTicket ticket = new CallerTicket(callerPlan, callerVerdict.hold(), callerStore);
+        Admission admission = admit(model, preferred, fallback, promptTokens, maxOutputTokens);
+        Admission.Outcome outcome = admission.outcome();
+        if (outcome == Admission.Outcome.ADMITTED || outcome == Admission.Outcome.STORE_FAILED_OPEN) {
+            return admission.holding(ticket);
+        }
+        ticket.compensate();
+        return admission;
+    }
+
 
     private long estimate(DecisionPlan plan, long promptTokens, long maxOutputTokens, ExpectedOutput expected) {
         long output = maxOutputTokens >= 0 ? maxOutputTokens : expected.tokens();

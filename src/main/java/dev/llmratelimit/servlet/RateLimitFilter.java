@@ -152,7 +152,7 @@ public class RateLimitFilter implements Filter {
         long promptTokens = limiter.needsPromptTokens(chat.model())
                 ? TokenCounter.forModel(chat.model()).promptTokens(json, json.length) : 0;
         Admission admission = limiter.admit(chat.model(), caller.teamPriority(), caller.ownPriority(),
-                promptTokens, chat.maxTokens());
+                promptTokens, chat.maxTokens(), runtime.callerLimits().planFor(caller));
         if (!admission.permitsCall()) {
             refuse(response, admission);
             return null;
