@@ -1,4 +1,4 @@
-package dev.llmratelimit.servlet;
+package dev.llmratelimit.http;
 
 import dev.llmratelimit.engine.DecisionPlan;
 import dev.llmratelimit.engine.Verdict;
@@ -6,12 +6,12 @@ import dev.llmratelimit.engine.Verdict;
 import java.util.Locale;
 
 /** The 429 messages of SPEC section 6. */
-final class RefusalMessages {
+public final class RefusalMessages {
 
     private RefusalMessages() {
     }
 
-    static String of(DecisionPlan plan, Verdict verdict) {
+    public static String of(DecisionPlan plan, Verdict verdict) {
         boolean tokens = verdict.refusedBy().isTokens();
         String details = "Rate limit type: " + (tokens ? "tokens" : "requests")
                 + ", Model TPM: " + capacity(plan.modelTpm())
@@ -24,7 +24,7 @@ final class RefusalMessages {
         return "Model capacity reached for " + plan.model() + ". Priority: " + plan.pool() + ", " + details;
     }
 
-    static String percent(double fraction, int decimals) {
+    public static String percent(double fraction, int decimals) {
         return String.format(Locale.ROOT, "%." + decimals + "f%%", fraction * 100);
     }
 

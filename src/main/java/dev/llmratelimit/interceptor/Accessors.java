@@ -1,0 +1,64 @@
+package dev.llmratelimit.interceptor;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Reads a property of an application object through its public no-argument accessor, record style
+ * ({@code model()}) or bean style ({@code getModel()}); the lookup is cached per class.
+ */
+final class Accessors {
+
+    private static final Method NONE = noneMarker();
+
+    private final String recordName;
+    private final String beanName;
+    private final ConcurrentHashMap<Class<?>, Method> methods = new ConcurrentHashMap<>();
+
+    Accessors(String recordName, String beanName) {
+        this.recordName = recordName;
+        this.beanName = beanName;
+    }
+
+    /** The property's value, an {@link Optional} unwrapped; {@code null} when absent or without accessor. */
+    Object read(Object target) {
+        Method method = methods.computeIfAbsent(target.getClass(), this::find);
+        if (method == NONE) {
+            return null;
+        }
+        try {
+            Object value = method.invoke(target);
+            return value instanceof Optional<?> optional ? optional.orElse(null) : value;
+        } catch (IllegalAccessException | InvocationTargetException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private Method find(Class<?> type) {
+        for (String name : new String[] {recordName, beanName}) {
+            try {
+                Method method = type.getMethod(name);
+                if (method.getReturnType() != void.class && !Modifier.isStatic(method.getModifiers())) {
+                    // a public method of a class the application did not make public (e.g. a nested record)
+                    method.trySetAccessible();
+                    return method;
+                }
+            } catch (NoSuchMethodException e) {
+                // try the next name
+            }
+        }
+        return NONE;
+    }
+
+    private static Method noneMarker() {
+        try {
+            return Object.class.getMethod("hashCode");
+        } catch (NoSuchMethodException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
