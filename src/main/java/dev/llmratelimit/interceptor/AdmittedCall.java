@@ -18,6 +18,7 @@ public final class AdmittedCall {
 
     private final Admission admission;
     private final ChatCall call;
+    private boolean nestedUsage;
 
     AdmittedCall(Admission admission, ChatCall call) {
         this.admission = admission;
@@ -28,6 +29,18 @@ public final class AdmittedCall {
         return admission;
     }
 
+    /**
+     * A {@link RateLimited} call nested in this one (on the same thread) returned: it was not counted
+     * again, and the usage it returned, if any, is this call's.
+     */
+    void nestedReturned(Object returned) {
+        Usage usage = ReturnedUsage.of(returned);
+        if (usage != null) {
+            nestedUsage = true;
+            admission.complete(usage);
+        }
+    }
+
     /** Records the usage a complete return value carries, or finishes without usage. */
     public void finish(Object returned) {
         Usage usage = ReturnedUsage.of(returned);
@@ -35,7 +48,7 @@ public final class AdmittedCall {
             admission.complete(usage);
             return;
         }
-        if (returned != null) {
+        if (returned != null && !nestedUsage) {
             MISSING_USAGE.log("A " + call.model() + " call returned a " + returned.getClass().getName()
                     + " that carried no usable usage; no tokens recorded", null);
         }

@@ -27,7 +27,8 @@ import java.security.Principal;
  * finds it.
  *
  * <p>A call is counted once: not again when {@code RateLimitFilter} already limited the HTTP request
- * it serves, nor when it is nested in another {@code @RateLimited} call on the same thread.
+ * it serves, nor when it is nested in another {@code @RateLimited} call on the same thread (whose
+ * usage it then is, when it returns one).
  */
 @RateLimited
 @Interceptor
@@ -35,7 +36,7 @@ import java.security.Principal;
 public class RateLimitInterceptor {
 
     private static final ThrottledLog INTERNAL_FAILURES = new ThrottledLog(RateLimitInterceptor.class, System.Logger.Level.ERROR);
-    private static final ThreadLocal<Boolean> LIMITING = new ThreadLocal<>();
+    private static final ThreadLocal<AdmittedCall> LIMITING = new ThreadLocal<>();
     private static final boolean SERVLET_API = present("jakarta.servlet.http.HttpServletRequest");
     private static final boolean JAX_RS_API = present("jakarta.ws.rs.core.Response");
 
@@ -48,8 +49,11 @@ public class RateLimitInterceptor {
 
     @AroundInvoke
     public Object limit(InvocationContext invocation) throws Exception {
-        if (LIMITING.get() != null) {
-            return invocation.proceed();
+        AdmittedCall outer = LIMITING.get();
+        if (outer != null) {
+            Object result = invocation.proceed();
+            outer.nestedReturned(result);
+            return result;
         }
         ServedRequest request = SERVLET_API ? ServletRequests.current(beans) : null;
         RateLimitRuntime runtime = context.runtime();
@@ -70,7 +74,7 @@ public class RateLimitInterceptor {
         }
         AdmittedCall admitted = new AdmittedCall(admission, call);
         Object result;
-        LIMITING.set(Boolean.TRUE);
+        LIMITING.set(admitted);
         try {
             result = invocation.proceed();
         } catch (Exception | Error e) {

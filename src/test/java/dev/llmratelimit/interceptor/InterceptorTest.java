@@ -42,6 +42,7 @@ class InterceptorTest {
                 "models.limited.rpm", "2",
                 "models.guarded.rpm", "3",
                 "models.plain.rpm", "1",
+                "models.nested.rpm", "100",
                 "models.pooled.rpm", "100",
                 "models.pooled.reservation.prod", "0.5",
                 "reject-unknown-models", "false"
@@ -195,12 +196,13 @@ class InterceptorTest {
     }
 
     @Test
-    void aNestedLimitedCallIsCountedOnce() {
+    void aNestedLimitedCallIsCountedOnceWithTheUsageItReturned() {
         assertThat(post("/api/nested", "sk-yan", "tokens-nested").statusCode()).isEqualTo(200);
 
         Verdict probe = probe("tokens-nested");
         assertThat(probe.requestRemaining()).isEqualTo(98);
-        assertThat(probe("nested")).isNull();
+        assertThat(probe.tokenRemaining()).isEqualTo(1000 - 50);
+        assertThat(probe("nested").requestRemaining()).isEqualTo(99);   // the inner call's own model: not counted
     }
 
     @Test
