@@ -73,6 +73,7 @@ public class RateLimitInterceptor {
             throw RateLimitRefusalException.of(admission);
         }
         AdmittedCall admitted = new AdmittedCall(admission, call);
+        boolean streamsEvents = JAX_RS_API && recordsEventSink(invocation, admitted);
         Object result;
         LIMITING.set(admitted);
         try {
@@ -83,11 +84,23 @@ public class RateLimitInterceptor {
         } finally {
             LIMITING.remove();
         }
+        if (streamsEvents) {
+            return result;     // the event sink finishes the call when the method closes it
+        }
         if (JAX_RS_API && JaxRsResults.handles(result)) {
             return JaxRsResults.settle(result, admitted);
         }
         admitted.finish(result);
         return result;
+    }
+
+    private static boolean recordsEventSink(InvocationContext invocation, AdmittedCall admitted) {
+        Object[] arguments = invocation.getParameters();
+        if (!JaxRsResults.recordEventSink(arguments, admitted)) {
+            return false;
+        }
+        invocation.setParameters(arguments);
+        return true;
     }
 
     private Principal principal(ServedRequest request) {

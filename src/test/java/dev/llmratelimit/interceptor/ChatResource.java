@@ -7,9 +7,12 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.core.StreamingOutput;
+import jakarta.ws.rs.sse.Sse;
+import jakarta.ws.rs.sse.SseEventSink;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -82,6 +85,27 @@ public class ChatResource {
             }
         };
         return Response.ok(events, "text/event-stream").build();
+    }
+
+    /** A stream cut before its usage: only the first event. */
+    @POST
+    @Path("api/stream-cut")
+    @RateLimited
+    public Response streamCut(String body) {
+        StreamingOutput events = output -> output.write(EVENTS.substring(0, EVENTS.indexOf("\n\n") + 2)
+                .getBytes(StandardCharsets.UTF_8));
+        return Response.ok(events, "text/event-stream").build();
+    }
+
+    @POST
+    @Path("api/events")
+    @Produces(MediaType.SERVER_SENT_EVENTS)
+    @RateLimited
+    public void events(String body, @Context SseEventSink sink, @Context Sse sse) {
+        for (String event : EVENTS.split("\n\n")) {
+            sink.send(sse.newEvent(event.substring("data: ".length())));
+        }
+        sink.close();
     }
 
     @POST

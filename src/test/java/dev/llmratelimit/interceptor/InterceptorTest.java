@@ -8,6 +8,7 @@ import dev.llmratelimit.engine.Limit;
 import dev.llmratelimit.engine.Verdict;
 import dev.llmratelimit.servlet.RateLimitFilter;
 import dev.llmratelimit.testsupport.Http;
+import dev.llmratelimit.usage.TokenCounter;
 import jakarta.enterprise.inject.spi.CDI;
 import org.apache.catalina.Wrapper;
 import org.apache.catalina.startup.Tomcat;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -47,7 +49,7 @@ class InterceptorTest {
                 "models.pooled.reservation.prod", "0.5",
                 "reject-unknown-models", "false"
         ).forEach((name, value) -> System.setProperty("llm.ratelimit." + name, value));
-        for (String model : new String[] {"string", "response", "not-found", "stream-json", "stream-sse",
+        for (String model : new String[] {"string", "response", "not-found", "stream-json", "stream-sse", "stream-cut", "events",
                 "object", "map", "failing", "nested", "named"}) {
             System.setProperty("llm.ratelimit.models.tokens-" + model + ".rpm", "100");
             System.setProperty("llm.ratelimit.models.tokens-" + model + ".tpm", "1000");
@@ -162,6 +164,28 @@ class InterceptorTest {
         assertThat(Http.header(response, "content-type")).isEqualTo("text/event-stream;charset=UTF-8");
         assertThat(response.body()).isEqualTo(ChatResource.EVENTS);
         assertThat(tokensRecorded("tokens-stream-sse")).isEqualTo(20);
+    }
+
+    @Test
+    void aStreamCutBeforeItsUsageCostsItsPromptAndWhatItStreamed() {
+        String body = "{\"model\":\"tokens-stream-cut\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}";
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        TokenCounter counter = TokenCounter.forModel("tokens-stream-cut");
+
+        assertThat(http.post("/api/stream-cut", "sk-yan", body).statusCode()).isEqualTo(200);
+
+        long expected = counter.promptTokens(bytes, bytes.length) + counter.count("Hi");
+        assertThat(expected).isGreaterThan(1);
+        assertThat(tokensRecorded("tokens-stream-cut")).isEqualTo(expected);
+    }
+
+    @Test
+    void usageFromEventsSentThroughAnSseEventSink() {
+        HttpResponse<String> response = post("/api/events", "sk-yan", "tokens-events");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(response.body().strip()).isEqualTo(ChatResource.EVENTS.strip());   // RESTEasy opens with a blank line
+        assertThat(tokensRecorded("tokens-events")).isEqualTo(20);
     }
 
     @Test
