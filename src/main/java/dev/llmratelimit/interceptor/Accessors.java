@@ -3,9 +3,7 @@ package dev.llmratelimit.interceptor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Reads a property of an application object through its public no-argument accessor, record style
@@ -13,11 +11,14 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class Accessors {
 
-    private static final Method NONE = noneMarker();
-
     private final String recordName;
     private final String beanName;
-    private final ConcurrentHashMap<Class<?>, Method> methods = new ConcurrentHashMap<>();
+    private final ClassValue<Optional<Method>> methods = new ClassValue<>() {
+        @Override
+        protected Optional<Method> computeValue(Class<?> type) {
+            return find(type);
+        }
+    };
 
     Accessors(String recordName, String beanName) {
         this.recordName = recordName;
@@ -26,39 +27,31 @@ final class Accessors {
 
     /** The property's value, an {@link Optional} unwrapped; {@code null} when absent or without accessor. */
     Object read(Object target) {
-        Method method = methods.computeIfAbsent(target.getClass(), this::find);
-        if (method == NONE) {
+        Optional<Method> method = methods.get(target.getClass());
+        if (method.isEmpty()) {
             return null;
         }
         try {
-            Object value = method.invoke(target);
+            Object value = method.get().invoke(target);
             return value instanceof Optional<?> optional ? optional.orElse(null) : value;
         } catch (IllegalAccessException | InvocationTargetException | RuntimeException e) {
             return null;
         }
     }
 
-    private Method find(Class<?> type) {
+    private Optional<Method> find(Class<?> type) {
         for (String name : new String[] {recordName, beanName}) {
             try {
                 Method method = type.getMethod(name);
                 if (method.getReturnType() != void.class && !Modifier.isStatic(method.getModifiers())) {
                     // a public method of a class the application did not make public (e.g. a nested record)
                     method.trySetAccessible();
-                    return method;
+                    return Optional.of(method);
                 }
             } catch (NoSuchMethodException e) {
                 // try the next name
             }
         }
-        return NONE;
-    }
-
-    private static Method noneMarker() {
-        try {
-            return Object.class.getMethod("hashCode");
-        } catch (NoSuchMethodException e) {
-            throw new IllegalStateException(e);
-        }
+        return Optional.empty();
     }
 }

@@ -20,7 +20,7 @@ public class RateLimitRefusalException extends RuntimeException {
     private final transient ErrorResponse errorResponse;
     private final Admission.Outcome outcome;
 
-    public RateLimitRefusalException(ErrorResponse errorResponse, Admission.Outcome outcome) {
+    RateLimitRefusalException(ErrorResponse errorResponse, Admission.Outcome outcome) {
         super(errorResponse.message(), null, false, false);
         this.errorResponse = errorResponse;
         this.outcome = outcome;

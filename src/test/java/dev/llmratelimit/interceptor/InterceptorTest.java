@@ -47,7 +47,7 @@ class InterceptorTest {
                 "models.nested.rpm", "100",
                 "models.pooled.rpm", "100",
                 "models.pooled.reservation.prod", "0.5",
-                "reject-unknown-models", "false"
+                "reject-unknown-models", "true"
         ).forEach((name, value) -> System.setProperty("llm.ratelimit." + name, value));
         for (String model : new String[] {"string", "response", "not-found", "stream-json", "stream-sse", "stream-cut", "events",
                 "object", "map", "failing", "nested", "named"}) {
@@ -239,6 +239,16 @@ class InterceptorTest {
         assertThat(responses).extracting(HttpResponse::statusCode).containsExactly(200, 200, 200, 429);
         assertThat(Http.header(responses[2], "x-ratelimit-remaining-requests")).isEqualTo("0");
         assertThat(ChatService.CALLS).hasValue(3);
+    }
+
+    @Test
+    void anUnknownModelIsA404UnderRejectUnknownModels() {
+        HttpResponse<String> response = post("/api/string", "sk-yan", "unknown");
+
+        assertThat(response.statusCode()).isEqualTo(404);
+        assertThat(response.body()).isEqualTo("{\"error\":{\"message\":\"The model is not served here\","
+                + "\"type\":\"invalid_request_error\",\"param\":null,\"code\":\"model_not_found\"}}");
+        assertThat(ChatService.CALLS).hasValue(0);
     }
 
     @Test
