@@ -12,24 +12,18 @@ import java.security.Principal;
  */
 final class CallerPrincipals {
 
-    private static final String SECURITY_CONTEXT = "jakarta.ws.rs.core.SecurityContext";
-    private static final String JSON_WEB_TOKEN = "org.eclipse.microprofile.jwt.JsonWebToken";
-
-    private static final Class<?> SECURITY_CONTEXT_TYPE = optionalClass(SECURITY_CONTEXT);
-    private static final Class<?> JSON_WEB_TOKEN_TYPE = optionalClass(JSON_WEB_TOKEN);
-
     private CallerPrincipals() {
     }
 
     /** The principal, or {@code null} for an unauthenticated call. */
     static Principal current(Instance<Object> beans) {
-        if (SECURITY_CONTEXT_TYPE != null) {
-            Principal principal = JaxRsPrincipal.of(bean(beans, SECURITY_CONTEXT_TYPE));
+        if (OptionalApis.JAX_RS_SECURITY_CONTEXT != null) {
+            Principal principal = JaxRsPrincipal.of(bean(beans, OptionalApis.JAX_RS_SECURITY_CONTEXT));
             if (principal != null) {
                 return principal;
             }
         }
-        if (JSON_WEB_TOKEN_TYPE != null && bean(beans, JSON_WEB_TOKEN_TYPE) instanceof Principal jwt) {
+        if (OptionalApis.JSON_WEB_TOKEN != null && bean(beans, OptionalApis.JSON_WEB_TOKEN) instanceof Principal jwt) {
             return jwt;
         }
         return bean(beans, Principal.class) instanceof Principal principal ? principal : null;
@@ -55,14 +49,6 @@ final class CallerPrincipals {
             return principal.getName() != null;
         } catch (RuntimeException e) {
             return false;
-        }
-    }
-
-    private static Class<?> optionalClass(String name) {
-        try {
-            return Class.forName(name, false, CallerPrincipals.class.getClassLoader());
-        } catch (ClassNotFoundException | LinkageError e) {
-            return null;
         }
     }
 }

@@ -37,8 +37,8 @@ public class RateLimitInterceptor {
 
     private static final ThrottledLog INTERNAL_FAILURES = new ThrottledLog(RateLimitInterceptor.class, System.Logger.Level.ERROR);
     private static final ThreadLocal<AdmittedCall> LIMITING = new ThreadLocal<>();
-    private static final boolean SERVLET_API = present("jakarta.servlet.http.HttpServletRequest");
-    private static final boolean JAX_RS_API = present("jakarta.ws.rs.core.Response");
+    private static final boolean SERVLET_API = OptionalApis.HTTP_SERVLET_REQUEST != null;
+    private static final boolean JAX_RS_API = OptionalApis.JAX_RS_RESPONSE != null;
 
     @Inject
     RateLimitContext context;
@@ -106,14 +106,5 @@ public class RateLimitInterceptor {
     private Principal principal(ServedRequest request) {
         Principal fromRequest = request == null ? null : request.principal();
         return fromRequest != null ? fromRequest : CallerPrincipals.current(beans);
-    }
-
-    private static boolean present(String className) {
-        try {
-            Class.forName(className, false, RateLimitInterceptor.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
-        }
     }
 }

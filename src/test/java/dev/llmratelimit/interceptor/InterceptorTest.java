@@ -45,6 +45,8 @@ class InterceptorTest {
                 "models.guarded.rpm", "3",
                 "models.plain.rpm", "1",
                 "models.nested.rpm", "100",
+                "models.batch.rpm", "1",
+                "models.batch.reservation.prod", "0.5",
                 "models.pooled.rpm", "100",
                 "models.pooled.reservation.prod", "0.5",
                 "reject-unknown-models", "true"
@@ -279,6 +281,22 @@ class InterceptorTest {
                             + "Rate limit type: requests, Model TPM: not configured, Model RPM: 1, Remaining: 0");
                     assertThat(refused.errorResponse().headers()).containsEntry("x-ratelimit-limit-requests", "1");
                 });
+        assertThat(ChatService.CALLS).hasValue(1);
+    }
+
+    @Test
+    void aPlainBeanMethodTakesItsCallerFromTheCdiPrincipal() {
+        ChatService service = CDI.current().select(ChatService.class).get();
+        TestPrincipals.CURRENT.set(() -> "zed");
+        try {
+            service.complete(new ChatService.Prompt("batch", "hi"));
+
+            assertThatThrownBy(() -> service.complete(new ChatService.Prompt("batch", "again")))
+                    .isInstanceOfSatisfying(RateLimitExceededException.class,
+                            refused -> assertThat(refused.priority()).isEqualTo("prod"));
+        } finally {
+            TestPrincipals.CURRENT.remove();
+        }
         assertThat(ChatService.CALLS).hasValue(1);
     }
 

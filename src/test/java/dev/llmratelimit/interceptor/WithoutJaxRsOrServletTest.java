@@ -28,7 +28,7 @@ class WithoutJaxRsOrServletTest {
             assertThatThrownBy(() -> loader.loadClass("jakarta.servlet.http.HttpServletRequest")).isInstanceOf(ClassNotFoundException.class);
 
             for (String name : new String[] {"RateLimitInterceptor", "AdmittedCall", "ChatArguments", "ReturnedUsage",
-                    "CallerPrincipals", "UsageRecordingStream", "RateLimitRefusalException", "RateLimitExceededException"}) {
+                    "CallerPrincipals", "OptionalApis", "UsageRecordingStream", "RateLimitRefusalException", "RateLimitExceededException"}) {
                 Class<?> type = Class.forName(PACKAGE + name, true, loader);
                 type.getDeclaredMethods();
                 type.getDeclaredFields();
