@@ -3,6 +3,7 @@ package dev.llmratelimit.servlet;
 import dev.llmratelimit.chat.ChatRequest;
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.ThrottledLog;
+import dev.llmratelimit.usage.ResponseBodyObserver;
 import dev.llmratelimit.usage.TokenCounter;
 import dev.llmratelimit.usage.Usage;
 import jakarta.servlet.AsyncEvent;

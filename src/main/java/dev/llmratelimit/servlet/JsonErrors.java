@@ -1,56 +1,38 @@
 package dev.llmratelimit.servlet;
 
+import dev.llmratelimit.http.ErrorResponse;
+import dev.llmratelimit.http.OpenAiErrors;
 import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 
-/** Writes OpenAI-compatible error bodies: {@code {"error":{"message":..,"type":..,"param":null,"code":..}}}. */
+/** Writes OpenAI-compatible error answers ({@link ErrorResponse}) to a servlet response. */
 final class JsonErrors {
 
-    static final String INVALID_REQUEST = "invalid_request_error";
-    static final String THROTTLING = "throttling_error";
+    static final String INVALID_REQUEST = OpenAiErrors.INVALID_REQUEST;
 
     private JsonErrors() {
     }
 
     static void write(HttpServletResponse response, int status, String type, String code, String message)
             throws IOException {
-        byte[] body = body(type, code, message).getBytes(StandardCharsets.UTF_8);
-        response.setStatus(status);
-        response.setContentType("application/json");
+        write(response, ErrorResponse.of(status, type, code, message));
+    }
+
+    static void write(HttpServletResponse response, ErrorResponse error) throws IOException {
+        for (Map.Entry<String, String> header : error.headers().entrySet()) {
+            response.setHeader(header.getKey(), header.getValue());
+        }
+        byte[] body = error.body().getBytes(StandardCharsets.UTF_8);
+        response.setStatus(error.status());
+        response.setContentType(ErrorResponse.CONTENT_TYPE);
         response.setCharacterEncoding("UTF-8");
         response.setContentLength(body.length);
         OutputStream out = response.getOutputStream();
         out.write(body);
         out.flush();
-    }
-
-    static String body(String type, String code, String message) {
-        return "{\"error\":{\"message\":" + quote(message) + ",\"type\":" + quote(type)
-                + ",\"param\":null,\"code\":" + quote(code) + "}}";
-    }
-
-    static String quote(String text) {
-        StringBuilder quoted = new StringBuilder(text.length() + 2).append('"');
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            switch (c) {
-                case '"' -> quoted.append("\\\"");
-                case '\\' -> quoted.append("\\\\");
-                case '\n' -> quoted.append("\\n");
-                case '\r' -> quoted.append("\\r");
-                case '\t' -> quoted.append("\\t");
-                default -> {
-                    if (c < 0x20) {
-                        quoted.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        quoted.append(c);
-                    }
-                }
-            }
-        }
-        return quoted.append('"').toString();
     }
 }

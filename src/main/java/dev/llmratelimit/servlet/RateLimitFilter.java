@@ -9,6 +9,7 @@ import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.engine.ThrottledLog;
+import dev.llmratelimit.http.ErrorResponse;
 import dev.llmratelimit.identity.Caller;
 import dev.llmratelimit.usage.TokenCounter;
 import jakarta.inject.Inject;
@@ -170,15 +171,6 @@ public class RateLimitFilter implements Filter {
     }
 
     private static void refuse(HttpServletResponse response, Admission admission) throws IOException {
-        switch (admission.outcome()) {
-            case REFUSED -> RateLimitHeaders.refuse(response, admission);
-            case UNKNOWN_MODEL -> JsonErrors.write(response, 404, JsonErrors.INVALID_REQUEST, "model_not_found",
-                    "The model is not served here");
-            default -> {
-                response.setHeader("retry-after", "1");
-                JsonErrors.write(response, 503, "service_unavailable", "503",
-                        "Rate limiter unavailable; try again shortly");
-            }
-        }
+        JsonErrors.write(response, ErrorResponse.refusal(admission));
     }
 }

@@ -1,5 +1,8 @@
 package dev.llmratelimit.servlet;
 
+import dev.llmratelimit.usage.JsonBodyObserver;
+import dev.llmratelimit.usage.ResponseBodyObserver;
+import dev.llmratelimit.usage.SseBodyObserver;
 import dev.llmratelimit.usage.Usage;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpServletResponse;

@@ -1,6 +1,5 @@
-package dev.llmratelimit.servlet;
+package dev.llmratelimit.usage;
 
-import dev.llmratelimit.usage.Usage;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -10,7 +9,7 @@ import java.io.OutputStream;
  * usage from a chunk reports it before it forwards that chunk, so the tokens are recorded before the
  * client can read the end of the response.
  */
-interface ResponseBodyObserver {
+public interface ResponseBodyObserver {
 
     /** Forwards (possibly all but a held-back part of) the bytes to the client. */
     void write(byte[] bytes, int offset, int length, OutputStream client) throws IOException;

@@ -1,4 +1,4 @@
-package dev.llmratelimit.servlet;
+package dev.llmratelimit.http;
 
 import dev.llmratelimit.engine.CallerCounter;
 import dev.llmratelimit.engine.CallerRefusal;
@@ -8,12 +8,12 @@ import dev.llmratelimit.engine.Verdict;
 import java.util.Locale;
 
 /** The 429 messages of SPEC section 6. */
-final class RefusalMessages {
+public final class RefusalMessages {
 
     private RefusalMessages() {
     }
 
-    static String of(DecisionPlan plan, Verdict verdict) {
+    public static String of(DecisionPlan plan, Verdict verdict) {
         boolean tokens = verdict.refusedBy().isTokens();
         String details = "Rate limit type: " + (tokens ? "tokens" : "requests")
                 + ", Model TPM: " + capacity(plan.modelTpm())
@@ -27,14 +27,14 @@ final class RefusalMessages {
     }
 
     /** A per-caller refusal; the key shows only as a short hash ({@link CallerCounter#label()}). */
-    static String of(CallerRefusal refusal) {
+    public static String of(CallerRefusal refusal) {
         CallerCounter counter = refusal.counter();
         return "Rate limit exceeded for " + counter.scope().label() + ": " + counter.label()
                 + ". Limit type: " + refusal.type().label() + ", Limit: " + refusal.limit()
                 + ", Current: " + refusal.current();
     }
 
-    static String percent(double fraction, int decimals) {
+    public static String percent(double fraction, int decimals) {
         return String.format(Locale.ROOT, "%." + decimals + "f%%", fraction * 100);
     }
 

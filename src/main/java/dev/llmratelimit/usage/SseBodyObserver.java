@@ -1,8 +1,5 @@
-package dev.llmratelimit.servlet;
+package dev.llmratelimit.usage;
 
-import dev.llmratelimit.usage.SseUsageTracker;
-import dev.llmratelimit.usage.TokenCounter;
-import dev.llmratelimit.usage.Usage;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -12,12 +9,12 @@ import java.util.function.Consumer;
  * Passes a server-sent event stream through event by event, reporting its usage before the client
  * receives {@code data: [DONE]}; in strip mode it removes the usage-only event the filter asked for.
  */
-final class SseBodyObserver implements ResponseBodyObserver {
+public final class SseBodyObserver implements ResponseBodyObserver {
 
     private final SseUsageTracker tracker;
     private final Consumer<Usage> onUsage;
 
-    SseBodyObserver(String model, boolean stripUsageEvent, Consumer<Usage> onUsage) {
+    public SseBodyObserver(String model, boolean stripUsageEvent, Consumer<Usage> onUsage) {
         this.onUsage = onUsage;
         this.tracker = new SseUsageTracker(
                 stripUsageEvent ? SseUsageTracker.Mode.STRIP_USAGE_EVENT : SseUsageTracker.Mode.PASS_THROUGH,

@@ -1,19 +1,17 @@
-package dev.llmratelimit.servlet;
+package dev.llmratelimit.usage;
 
-import dev.llmratelimit.usage.JsonUsageScanner;
-import dev.llmratelimit.usage.Usage;
 
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.function.Consumer;
 
 /** Passes a JSON response through unchanged, reporting its usage as soon as the usage object closes. */
-final class JsonBodyObserver implements ResponseBodyObserver {
+public final class JsonBodyObserver implements ResponseBodyObserver {
 
     private final JsonUsageScanner scanner = new JsonUsageScanner();
     private final Consumer<Usage> onUsage;
 
-    JsonBodyObserver(Consumer<Usage> onUsage) {
+    public JsonBodyObserver(Consumer<Usage> onUsage) {
         this.onUsage = onUsage;
     }
 

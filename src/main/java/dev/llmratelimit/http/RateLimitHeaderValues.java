@@ -1,0 +1,69 @@
+package dev.llmratelimit.http;
+
+import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.CallerRefusal;
+import dev.llmratelimit.engine.Verdict;
+
+import java.util.Locale;
+import java.util.function.BiConsumer;
+
+/** The {@code x-ratelimit-*} and {@code retry-after} headers of SPEC section 6, handed to any header setter. */
+public final class RateLimitHeaderValues {
+
+    public static final String PRIORITY = "x-ratelimit-priority";
+    public static final String SHADOW_DECISION = "x-ratelimit-shadow-decision";
+
+    private RateLimitHeaderValues() {
+    }
+
+    /** Headers of a call that goes on to the application (admitted, or let through by shadow mode). */
+    public static void forwarded(Admission admission, BiConsumer<String, String> header) {
+        CallerRefusal refusal = admission.callerRefusal();
+        if (refusal != null) {
+            // Only shadow mode lets a request that a caller limit refused go on.
+            header.accept(PRIORITY, admission.plan().pool());
+            header.accept(SHADOW_DECISION, "refused; limit=" + refusal.counter().scope().label() + '-'
+                    + refusal.type().label().replace('_', '-') + "; retry-after=" + refusal.retryAfterSeconds());
+            return;
+        }
+        Verdict verdict = admission.verdict();
+        if (verdict == null) {
+            return;
+        }
+        header.accept(PRIORITY, admission.plan().pool());
+        limits(verdict, header);
+        if (admission.isShadow()) {
+            header.accept(SHADOW_DECISION, verdict.admitted() ? "admitted"
+                    : "refused; limit=" + verdict.refusedBy().name().toLowerCase(Locale.ROOT).replace('_', '-')
+                    + "; retry-after=" + verdict.retryAfterSeconds());
+        }
+    }
+
+    /** Headers of a refused call (outcome {@code REFUSED}): by a model or pool limit, or by a caller limit. */
+    public static void refused(Admission admission, BiConsumer<String, String> header) {
+        CallerRefusal refusal = admission.callerRefusal();
+        if (refusal != null) {
+            header.accept("retry-after", Long.toString(refusal.retryAfterSeconds()));
+            header.accept(PRIORITY, admission.plan().pool());
+            return;
+        }
+        Verdict verdict = admission.verdict();
+        header.accept("retry-after", Long.toString(verdict.retryAfterSeconds()));
+        header.accept(PRIORITY, admission.plan().pool());
+        limits(verdict, header);
+        if (verdict.refusedBy().isPool()) {
+            header.accept("x-ratelimit-saturation", RefusalMessages.percent(verdict.saturation(), 2));
+        }
+    }
+
+    private static void limits(Verdict verdict, BiConsumer<String, String> header) {
+        if (verdict.requestLimit() >= 0) {
+            header.accept("x-ratelimit-limit-requests", Long.toString(verdict.requestLimit()));
+            header.accept("x-ratelimit-remaining-requests", Long.toString(verdict.requestRemaining()));
+        }
+        if (verdict.tokenLimit() >= 0) {
+            header.accept("x-ratelimit-limit-tokens", Long.toString(verdict.tokenLimit()));
+            header.accept("x-ratelimit-remaining-tokens", Long.toString(verdict.tokenRemaining()));
+        }
+    }
+}

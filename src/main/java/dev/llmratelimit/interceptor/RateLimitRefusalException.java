@@ -1,0 +1,50 @@
+package dev.llmratelimit.interceptor;
+
+import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.http.ErrorResponse;
+
+/**
+ * A {@link RateLimited} call that was not made: the model's limits refused it (the subclass
+ * {@link RateLimitExceededException}, HTTP 429), its model is unknown under
+ * {@code reject-unknown-models} (404), the store failed under {@code on-store-failure=fail-closed}
+ * (503), or its arguments name no model (400). {@link #errorResponse()} is the answer the filter
+ * would have sent; JAX-RS applications get it through the shipped exception mapper, other callers
+ * catch this exception.
+ *
+ * <p>Refusals are ordinary control flow under load, so the exception carries no stack trace.
+ */
+public class RateLimitRefusalException extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final transient ErrorResponse errorResponse;
+    private final Admission.Outcome outcome;
+
+    RateLimitRefusalException(ErrorResponse errorResponse, Admission.Outcome outcome) {
+        super(errorResponse.message(), null, false, false);
+        this.errorResponse = errorResponse;
+        this.outcome = outcome;
+    }
+
+    /** The exception for an admission that does not permit the call. */
+    static RateLimitRefusalException of(Admission admission) {
+        ErrorResponse response = ErrorResponse.refusal(admission);
+        return admission.outcome() == Admission.Outcome.REFUSED
+                ? new RateLimitExceededException(response, admission.plan(), admission.verdict(), admission.callerRefusal())
+                : new RateLimitRefusalException(response, admission.outcome());
+    }
+
+    /** Status, headers and OpenAI-compatible body of the HTTP answer (SPEC section 6). */
+    public ErrorResponse errorResponse() {
+        return errorResponse;
+    }
+
+    public int status() {
+        return errorResponse.status();
+    }
+
+    /** The engine's outcome; {@code null} when the call named no model and so was never decided. */
+    public Admission.Outcome outcome() {
+        return outcome;
+    }
+}

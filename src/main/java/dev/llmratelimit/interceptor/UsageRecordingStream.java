@@ -1,0 +1,82 @@
+package dev.llmratelimit.interceptor;
+
+import dev.llmratelimit.usage.JsonBodyObserver;
+import dev.llmratelimit.usage.ResponseBodyObserver;
+import dev.llmratelimit.usage.SseBodyObserver;
+import dev.llmratelimit.usage.Usage;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.function.Consumer;
+
+/**
+ * The stream a {@link RateLimited} method's streamed body is written through, unchanged. Its first
+ * byte that is not white space tells the format: <code>{</code> starts a JSON response, anything else a
+ * server-sent event stream. The usage is reported as soon as the chunk that completes it is written,
+ * before that chunk is forwarded.
+ */
+public final class UsageRecordingStream extends OutputStream {
+
+    private final OutputStream client;
+    private final String model;
+    private final Consumer<Usage> onUsage;
+    private ResponseBodyObserver observer;
+    private boolean finished;
+
+    UsageRecordingStream(OutputStream client, String model, Consumer<Usage> onUsage) {
+        this.client = client;
+        this.model = model;
+        this.onUsage = onUsage;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+        write(new byte[] {(byte) b}, 0, 1);
+    }
+
+    @Override
+    public void write(byte[] bytes, int offset, int length) throws IOException {
+        if (observer == null) {
+            int first = firstNonWhiteSpace(bytes, offset, length);
+            if (first < 0) {
+                client.write(bytes, offset, length);
+                return;
+            }
+            observer = bytes[first] == '{' ? new JsonBodyObserver(onUsage) : new SseBodyObserver(model, false, onUsage);
+        }
+        observer.write(bytes, offset, length, client);
+    }
+
+    @Override
+    public void flush() throws IOException {
+        client.flush();
+    }
+
+    /** Ends the body: the observer sees an event left without its blank line. Does not close the client. */
+    public void finish() throws IOException {
+        if (!finished && observer != null) {
+            finished = true;
+            observer.finish(client);
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        finish();
+        client.close();
+    }
+
+    ResponseBodyObserver observer() {
+        return observer;
+    }
+
+    private static int firstNonWhiteSpace(byte[] bytes, int offset, int length) {
+        for (int i = offset; i < offset + length; i++) {
+            byte b = bytes[i];
+            if (b != ' ' && b != '\n' && b != '\r' && b != '\t') {
+                return i;
+            }
+        }
+        return -1;
+    }
+}
