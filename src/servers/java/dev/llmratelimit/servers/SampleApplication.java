@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 
 /**
  * Builds a server's sample application from {@code WEB-INF-samples}: the sample's web.xml and
@@ -46,10 +47,15 @@ public final class SampleApplication {
                 .withTransitivity().asFile();
     }
 
-    /** SmallRye Config without its CDI integration: MicroProfile Config for a server that has none. */
+    /**
+     * SmallRye Config without its CDI integration: MicroProfile Config for a server that has none.
+     * Jakarta APIs are left out, the server has them.
+     */
     public static File[] smallRyeConfig() {
-        return Maven.resolver().loadPomFromFile("pom.xml").resolve("io.smallrye.config:smallrye-config-core:3.17.2")
-                .withTransitivity().asFile();
+        return Arrays.stream(Maven.resolver().loadPomFromFile("pom.xml")
+                        .resolve("io.smallrye.config:smallrye-config-core:3.17.2").withTransitivity().asFile())
+                .filter(jar -> !jar.getName().startsWith("jakarta."))
+                .toArray(File[]::new);
     }
 
     /** The given artifacts alone, at the versions this build's pom uses. */
