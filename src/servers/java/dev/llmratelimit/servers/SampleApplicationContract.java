@@ -19,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * headers and refusals are there), callers' priorities come from the principal the server's own
  * security authenticated, a saturated model refuses the low pool with SPEC section 6's answer,
  * tokens are recorded from JSON and streamed responses, and the limits are those of the sample's
- * microprofile-config.properties, read through the server's MicroProfile Config.
+ * microprofile-config.properties and of the server's system properties, read through the
+ * MicroProfile Config the application sees (the server's own on WildFly and Payara).
  *
  * <p>Each test uses its own model of the sample's configuration, so the order does not matter.
  */
@@ -94,6 +95,16 @@ public abstract class SampleApplicationContract {
         assertThat(prod.statusCode()).isEqualTo(200);
         assertThat(header(prod, "x-ratelimit-priority")).isEqualTo("prod");
         assertThat(header(prod, "x-ratelimit-remaining-requests")).isEqualTo("1");
+    }
+
+    @Test
+    void configurationFromTheServerReachesTheFilter() throws Exception {
+        // llm.ratelimit.models.server-configured.rpm=7 is a system property of the server (arquillian.xml).
+        HttpResponse<String> response = chat("bob", "bob-secret", "{\"model\":\"server-configured\"}");
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(header(response, "x-ratelimit-limit-requests")).isEqualTo("7");
+        assertThat(header(response, "x-ratelimit-remaining-requests")).isEqualTo("6");
     }
 
     @Test
