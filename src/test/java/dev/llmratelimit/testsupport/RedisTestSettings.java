@@ -2,6 +2,7 @@ package dev.llmratelimit.testsupport;
 
 import dev.llmratelimit.store.redis.RedisStoreSettings;
 
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -14,9 +15,15 @@ public final class RedisTestSettings {
     }
 
     public static RedisStoreSettings forAddress(String address) {
-        return RedisStoreSettings.parse(Map.of(
-                RedisStoreSettings.PREFIX + "address", address,
-                RedisStoreSettings.PREFIX + "timeout", "5s",
-                RedisStoreSettings.PREFIX + "connect-timeout", "5s"));
+        return RedisStoreSettings.parse(properties(address));
+    }
+
+    /** The same as {@code llm.ratelimit.redis.*} properties, to add others to. */
+    public static Map<String, String> properties(String address) {
+        Map<String, String> properties = new HashMap<>();
+        properties.put(RedisStoreSettings.PREFIX + "address", address);
+        properties.put(RedisStoreSettings.PREFIX + "timeout", "5s");
+        properties.put(RedisStoreSettings.PREFIX + "connect-timeout", "5s");
+        return properties;
     }
 }

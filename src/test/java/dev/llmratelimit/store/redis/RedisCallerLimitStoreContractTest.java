@@ -3,12 +3,12 @@ package dev.llmratelimit.store.redis;
 import dev.llmratelimit.engine.CallerLimitStore;
 import dev.llmratelimit.store.CallerLimitStoreContract;
 import dev.llmratelimit.testsupport.RedisServerExtension;
+import dev.llmratelimit.testsupport.RedisTestSettings;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.redisson.api.RedissonClient;
 
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** The caller store contract against a real redis-server; windows and leases end by its real time. */
@@ -22,8 +22,7 @@ class RedisCallerLimitStoreContractTest extends CallerLimitStoreContract {
 
     @BeforeAll
     static void connect() {
-        client = RedissonClientFactory.create(RedisStoreSettings.parse(
-                Map.of(RedisStoreSettings.PREFIX + "address", REDIS.server().address())));
+        client = RedissonClientFactory.create(RedisTestSettings.forAddress(REDIS.server().address()));
     }
 
     @AfterAll

@@ -10,6 +10,7 @@ import dev.llmratelimit.engine.Limit;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.identity.Caller;
 import dev.llmratelimit.testsupport.RedisServerExtension;
+import dev.llmratelimit.testsupport.RedisTestSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -27,7 +28,7 @@ class RedisCallerLimitsEngineTest {
     private RateLimitRuntime runtime(String... lines) {
         Map<String, String> properties = properties(lines);
         properties.put("llm.ratelimit.store", "redis");
-        properties.put(RedisStoreSettings.PREFIX + "address", REDIS.server().address());
+        properties.putAll(RedisTestSettings.properties(REDIS.server().address()));
         return RateLimitRuntime.create(properties, null);
     }
 

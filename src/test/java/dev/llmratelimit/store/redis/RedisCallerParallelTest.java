@@ -6,12 +6,12 @@ import dev.llmratelimit.engine.CallerPlan;
 import dev.llmratelimit.engine.CallerScope;
 import dev.llmratelimit.engine.CallerVerdict;
 import dev.llmratelimit.testsupport.RedisServerExtension;
+import dev.llmratelimit.testsupport.RedisTestSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -48,8 +48,7 @@ class RedisCallerParallelTest {
             CountDownLatch start = new CountDownLatch(1);
             List<Future<?>> running = new ArrayList<>();
             for (int i = 0; i < INSTANCES; i++) {
-                CallerLimitStore store = RedisCallerLimitStore.create(RedisStoreSettings.parse(
-                        Map.of(RedisStoreSettings.PREFIX + "address", REDIS.server().address())));
+                CallerLimitStore store = RedisCallerLimitStore.create(RedisTestSettings.forAddress(REDIS.server().address()));
                 stores.add(store);
                 for (int t = 0; t < THREADS; t++) {
                     running.add(threads.submit(() -> {

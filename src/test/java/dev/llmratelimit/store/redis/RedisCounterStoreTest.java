@@ -162,9 +162,7 @@ class RedisCounterStoreTest {
     /** The same with reservations, refunds and corrections of random size. */
     @Test
     void reservedVerdictsEqualThoseOfTheMemoryStore() {
-        try (RedisCounterStore reserving = RedisCounterStore.create(RedisStoreSettings.parse(Map.of(
-                RedisStoreSettings.PREFIX + "address", REDIS.server().address(),
-                RedisStoreSettings.PREFIX + "key-prefix", "reserve:")))) {
+        try (RedisCounterStore reserving = RedisCounterStore.create(RedisStoreSettings.parse(withKeyPrefix("reserve:")))) {
             assertSameVerdictsAsMemory(reserving, true);
         }
     }
@@ -234,5 +232,11 @@ class RedisCounterStoreTest {
         } catch (InterruptedException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    private static Map<String, String> withKeyPrefix(String prefix) {
+        Map<String, String> properties = RedisTestSettings.properties(REDIS.server().address());
+        properties.put(RedisStoreSettings.PREFIX + "key-prefix", prefix);
+        return properties;
     }
 }

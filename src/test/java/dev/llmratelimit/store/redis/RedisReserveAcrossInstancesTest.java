@@ -4,13 +4,13 @@ import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.policy.RateLimitPolicy;
 import dev.llmratelimit.testsupport.RedisServerExtension;
+import dev.llmratelimit.testsupport.RedisTestSettings;
 import dev.llmratelimit.usage.Usage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -56,9 +56,7 @@ class RedisReserveAcrossInstancesTest {
             List<Future<?>> running = new ArrayList<>();
             for (int i = 0; i < INSTANCES; i++) {
                 // A generous timeout: a decision that timed out would be admitted unreserved (fail-open).
-                RedisCounterStore store = RedisCounterStore.create(RedisStoreSettings.parse(Map.of(
-                        RedisStoreSettings.PREFIX + "address", REDIS.server().address(),
-                        RedisStoreSettings.PREFIX + "timeout", "10s")));
+                RedisCounterStore store = RedisCounterStore.create(RedisTestSettings.forAddress(REDIS.server().address()));
                 stores.add(store);
                 RateLimiter instance = new RateLimiter(policy, store);
                 for (int t = 0; t < THREADS; t++) {
