@@ -18,11 +18,11 @@ final class BarChart {
     private static final Color[] PALETTE = {
             new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c), new Color(0xd62728), new Color(0x9467bd)};
     private static final int WIDTH = 900;
-    private static final int HEIGHT = 480;
+    private static final int HEIGHT = 450;
     private static final int LEFT = 80;
     private static final int RIGHT = 20;
     private static final int TOP = 50;
-    private static final int BOTTOM = 110;
+    private static final int BOTTOM = 80;
 
     private final String title;
     private final String valueLabel;

@@ -6,15 +6,15 @@ package dev.llmratelimit.bench;
  */
 record BenchSettings(String mode, int jmhForks, int jmhWarmupSeconds, int jmhMeasureSeconds,
                      int redisWarmup, int redisSamples, int redisThroughputCalls, int rounds,
-                     int httpWarmup, int httpRequests, int accuracyTrials, int memoryCopies) {
+                     int httpWarmup, int httpRequests, int accuracyTrials) {
 
     static final int REDIS_THREADS = 16;
     static final int HTTP_CONNECTIONS = 8;
 
     static BenchSettings of(String mode) {
         return switch (mode) {
-            case "quick" -> new BenchSettings(mode, 1, 2, 3, 500, 2_000, 8_000, 1, 300, 1_500, 2, 50);
-            case "full" -> new BenchSettings(mode, 2, 4, 6, 3_000, 20_000, 40_000, 3, 1_000, 8_000, 5, 200);
+            case "quick" -> new BenchSettings(mode, 1, 1, 2, 500, 2_000, 8_000, 1, 300, 1_500, 2);
+            case "full" -> new BenchSettings(mode, 2, 3, 4, 3_000, 20_000, 30_000, 5, 1_000, 8_000, 5);
             default -> throw new IllegalArgumentException("bench.mode must be quick or full, not " + mode);
         };
     }

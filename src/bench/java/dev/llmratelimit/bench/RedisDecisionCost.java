@@ -91,12 +91,17 @@ final class RedisDecisionCost implements AutoCloseable {
         Map<String, Result> results = new LinkedHashMap<>();
         calls.keySet().forEach(name -> results.put(name,
                 new Result(name, new LatencySamples(settings.redisSamples() * settings.rounds()), new ArrayList<>())));
+        // Every variant is warm (Redisson's own code paths included) before any is measured.
+        for (Runnable call : calls.values()) {
+            latencies(call);
+            throughput(call, settings.redisThroughputCalls() / 4);
+        }
         // Rounds interleave the variants, so drift of the machine touches all of them alike.
         for (int round = 0; round < settings.rounds(); round++) {
             for (Map.Entry<String, Runnable> call : calls.entrySet()) {
                 Result result = results.get(call.getKey());
                 result.latencies().addAll(latencies(call.getValue()));
-                result.throughputs().add(throughput(call.getValue()));
+                result.throughputs().add(throughput(call.getValue(), settings.redisThroughputCalls()));
             }
         }
         return List.copyOf(results.values());
@@ -116,8 +121,7 @@ final class RedisDecisionCost implements AutoCloseable {
     }
 
     /** Calls per second of {@link BenchSettings#REDIS_THREADS} threads sharing a fixed number of calls. */
-    private double throughput(Runnable call) throws InterruptedException {
-        int total = settings.redisThroughputCalls();
+    private double throughput(Runnable call, int total) throws InterruptedException {
         AtomicInteger remaining = new AtomicInteger(total);
         CountDownLatch start = new CountDownLatch(1);
         List<Thread> threads = new ArrayList<>();
