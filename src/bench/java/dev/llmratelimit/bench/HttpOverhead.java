@@ -100,8 +100,10 @@ final class HttpOverhead {
                         + "generator is `java.net.http.HttpClient` in the same JVM: " + BenchSettings.HTTP_CONNECTIONS
                         + " connections in a closed loop, a fixed number of requests per run, each response read whole. "
                         + "Streaming asks for `stream_options.include_usage`, five content chunks and a usage chunk. "
-                        + "Client and server share the machine's cores, so the ratios understate the filter's share of a "
-                        + "server's own CPU.");
+                        + "Client, server, Redisson and redis-server share the machine's cores. With Redis the filter makes "
+                        + "two synchronous round trips per request on the request thread (decide before the call, record "
+                        + "after it); a Redis call slower than `redis.timeout` (250 ms) is admitted fail-open and shows "
+                        + "as a 2xx with a warning in the log.");
         List<List<String>> rows = new ArrayList<>();
         for (Result result : results) {
             Result baseline = find(results, BASELINE, result.body());
