@@ -28,6 +28,7 @@ final class BufferedBodyRequest extends HttpServletRequestWrapper {
     private boolean streamTaken;
     private boolean readerTaken;
 
+    /** @param exchange the admitted request's exchange, or {@code null} when nothing is to be recorded */
     BufferedBodyRequest(HttpServletRequest request, byte[] body, Exchange exchange) {
         super(request);
         this.body = body;
@@ -83,13 +84,15 @@ final class BufferedBodyRequest extends HttpServletRequestWrapper {
     /** Async writes must go through the capturing response too, and completion must settle the usage. */
     @Override
     public AsyncContext startAsync() {
-        return startAsync(this, exchange.response());
+        return exchange == null ? super.startAsync() : startAsync(this, exchange.response());
     }
 
     @Override
     public AsyncContext startAsync(ServletRequest request, ServletResponse response) {
         AsyncContext context = super.startAsync(request, response);
-        context.addListener(exchange);
+        if (exchange != null) {
+            context.addListener(exchange);
+        }
         return context;
     }
 

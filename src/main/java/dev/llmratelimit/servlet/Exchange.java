@@ -53,7 +53,7 @@ final class Exchange implements AsyncListener {
         try {
             settle(failure);
         } catch (RuntimeException e) {
-            FINISH_FAILURES.log("Could not settle the usage of a " + request.model() + " request", e);
+            FINISH_FAILURES.log("Could not settle the usage of a chat-completion request", e);
             admission.abort();
         }
     }
@@ -72,8 +72,7 @@ final class Exchange implements AsyncListener {
             admission.complete(chargeForCutStream(observer));
         } else {
             if (failure == null && !response.hasClientFailed()) {
-                MISSING_USAGE.log("A 2xx response for model " + request.model()
-                        + " carried no usable usage; no tokens recorded", null);
+                MISSING_USAGE.log("A 2xx chat-completion response carried no usable usage; no tokens recorded", null);
             }
             admission.abort();
         }

@@ -7,6 +7,7 @@ import dev.llmratelimit.engine.Verdict;
 
 import java.time.Clock;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 /**
  * Keeps a failing store from adding its timeout to every request. After a number of consecutive
@@ -37,27 +38,24 @@ public final class CircuitBreakingCounterStore implements CounterStore {
 
     @Override
     public Verdict decide(DecisionPlan plan) {
-        boolean probe = permit();
-        try {
-            Verdict verdict = delegate.decide(plan);
-            succeeded();
-            return verdict;
-        } catch (StoreUnavailableException e) {
-            failed();
-            throw e;
-        } finally {
-            if (probe) {
-                probing.set(false);
-            }
-        }
+        return guarded(() -> delegate.decide(plan));
     }
 
     @Override
     public void record(DecisionPlan plan, long tokens) {
+        guarded(() -> {
+            delegate.record(plan, tokens);
+            return null;
+        });
+    }
+
+    /** Runs one store call through the circuit: counts its success or failure, frees the probe slot. */
+    private <T> T guarded(Supplier<T> call) {
         boolean probe = permit();
         try {
-            delegate.record(plan, tokens);
+            T result = call.get();
             succeeded();
+            return result;
         } catch (StoreUnavailableException e) {
             failed();
             throw e;

@@ -47,14 +47,20 @@ class RegistrationTest {
         System.clearProperty("llm.ratelimit.models.gpt-4o-mini.rpm");
     }
 
-    /** A web application from a folder, with the chat servlet added; fragments only from WEB-INF/lib. */
-    private Http webapp(Path docBase) throws Exception {
+    /** A Tomcat on a free loopback port, not started yet. */
+    private Connector newTomcat() throws IOException {
         tomcat = new Tomcat();
         tomcat.setBaseDir(Files.createTempDirectory("tomcat").toString());
         Connector connector = new Connector();
         connector.setPort(0);
         connector.setProperty("address", "127.0.0.1");
         tomcat.setConnector(connector);
+        return connector;
+    }
+
+    /** A web application from a folder, with the chat servlet added; fragments only from WEB-INF/lib. */
+    private Http webapp(Path docBase) throws Exception {
+        Connector connector = newTomcat();
         ContextConfig config = new ContextConfig();
         config.setDefaultWebXml(org.apache.catalina.startup.Constants.NoDefaultWebXml);
         Context context = tomcat.addWebapp(tomcat.getHost(), "", docBase.toString(), config);
@@ -118,12 +124,7 @@ class RegistrationTest {
         ServletContainerInitializer initializer = (Set<Class<?>> classes, ServletContext context) ->
                 context.addFilter("llm-ratelimit", new RateLimitFilter(runtime))
                         .addMappingForUrlPatterns(EnumSet.of(jakarta.servlet.DispatcherType.REQUEST), false, "/*");
-        tomcat = new Tomcat();
-        tomcat.setBaseDir(Files.createTempDirectory("tomcat").toString());
-        Connector connector = new Connector();
-        connector.setPort(0);
-        connector.setProperty("address", "127.0.0.1");
-        tomcat.setConnector(connector);
+        Connector connector = newTomcat();
         Context context = tomcat.addContext("", null);
         context.addServletContainerInitializer(initializer, null);
         Tomcat.addServlet(context, "chat", new UsageServlet());

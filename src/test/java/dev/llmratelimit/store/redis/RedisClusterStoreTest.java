@@ -41,7 +41,7 @@ class RedisClusterStoreTest {
     @Test
     void decisionsSpreadOverSlotsAndResumeAfterAMasterFails() throws Exception {
         Path yaml = Files.createTempFile(Path.of("target"), "redisson-cluster", ".yaml");
-        StringBuilder text = new StringBuilder("clusterServersConfig:\n  timeout: 250\n  retryAttempts: 0\n  nodeAddresses:\n");
+        StringBuilder text = new StringBuilder("clusterServersConfig:\n  timeout: 3000\n  retryAttempts: 0\n  nodeAddresses:\n");
         cluster.nodes().subList(0, 3).forEach(n -> text.append("  - \"").append(n.address()).append("\"\n"));
         Files.writeString(yaml, text);
         List<String> lines = new ArrayList<>(List.of("reservation.prod=0.5", "saturation-threshold=1"));

@@ -3,13 +3,13 @@ package dev.llmratelimit.store.redis;
 import dev.llmratelimit.engine.CounterStore;
 import dev.llmratelimit.store.CounterStoreContract;
 import dev.llmratelimit.testsupport.RedisServerExtension;
+import dev.llmratelimit.testsupport.RedisTestSettings;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** The shared store contract against a real redis-server; windows roll by the server's real time. */
@@ -23,8 +23,7 @@ class RedisCounterStoreContractTest extends CounterStoreContract {
 
     @BeforeAll
     static void connect() {
-        client = RedissonClientFactory.create(RedisStoreSettings.parse(
-                Map.of(RedisStoreSettings.PREFIX + "address", REDIS.server().address())));
+        client = RedissonClientFactory.create(RedisTestSettings.forAddress(REDIS.server().address()));
     }
 
     @AfterAll

@@ -9,6 +9,7 @@ import dev.llmratelimit.policy.RateLimitPolicy;
 import dev.llmratelimit.store.memory.MemoryCounterStore;
 import dev.llmratelimit.testsupport.RedisServer;
 import dev.llmratelimit.testsupport.RedisServerExtension;
+import dev.llmratelimit.testsupport.RedisTestSettings;
 import dev.llmratelimit.testsupport.RespClient;
 import dev.llmratelimit.usage.Usage;
 import org.junit.jupiter.api.AfterEach;
@@ -38,8 +39,7 @@ class RedisCounterStoreTest {
 
     @BeforeEach
     void createStore() {
-        store = RedisCounterStore.create(RedisStoreSettings.parse(
-                Map.of(RedisStoreSettings.PREFIX + "address", REDIS.server().address())));
+        store = RedisCounterStore.create(RedisTestSettings.forAddress(REDIS.server().address()));
     }
 
     @AfterEach

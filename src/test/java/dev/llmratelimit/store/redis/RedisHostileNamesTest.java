@@ -4,6 +4,7 @@ import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.Limit;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.testsupport.RedisServerExtension;
+import dev.llmratelimit.testsupport.RedisTestSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -11,7 +12,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-import java.util.Map;
 
 import static dev.llmratelimit.testsupport.Policies.policy;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,8 +29,7 @@ class RedisHostileNamesTest {
     void namesDoNotCollideAndEachModelHasOneKeyInItsOwnSlot() {
         List<String> lines = new ArrayList<>(List.of("reservation.prod=0.5", "saturation-threshold=1"));
         MODELS.forEach(model -> lines.add("models.\"" + model + "\".rpm=3"));
-        try (RedisCounterStore store = RedisCounterStore.create(RedisStoreSettings.parse(
-                Map.of(RedisStoreSettings.PREFIX + "address", REDIS.server().address())))) {
+        try (RedisCounterStore store = RedisCounterStore.create(RedisTestSettings.forAddress(REDIS.server().address()))) {
             RateLimiter limiter = new RateLimiter(policy(lines.toArray(String[]::new)), store);
             assertThat(limiter.policy().models()).hasSize(MODELS.size());
 

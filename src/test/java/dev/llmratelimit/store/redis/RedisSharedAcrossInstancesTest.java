@@ -4,12 +4,12 @@ import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.engine.Verdict;
 import dev.llmratelimit.policy.RateLimitPolicy;
 import dev.llmratelimit.testsupport.RedisServerExtension;
+import dev.llmratelimit.testsupport.RedisTestSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -45,8 +45,7 @@ class RedisSharedAcrossInstancesTest {
             CountDownLatch start = new CountDownLatch(1);
             List<Future<?>> running = new ArrayList<>();
             for (int i = 0; i < INSTANCES; i++) {
-                RedisCounterStore store = RedisCounterStore.create(RedisStoreSettings.parse(
-                        Map.of(RedisStoreSettings.PREFIX + "address", REDIS.server().address())));
+                RedisCounterStore store = RedisCounterStore.create(RedisTestSettings.forAddress(REDIS.server().address()));
                 stores.add(store);
                 RateLimiter instance = new RateLimiter(policy, store);
                 for (int t = 0; t < THREADS; t++) {

@@ -1,0 +1,35 @@
+package dev.llmratelimit.servlet;
+
+import dev.llmratelimit.config.RateLimitRuntime;
+import dev.llmratelimit.demo.EmbeddedTomcat;
+import dev.llmratelimit.identity.CallerResolver;
+import dev.llmratelimit.testsupport.Http;
+import org.junit.jupiter.api.Test;
+
+import java.net.http.HttpResponse;
+
+import static dev.llmratelimit.testsupport.Policies.properties;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** A failure inside the filter never becomes a 500: the request reaches the application unlimited. */
+class InternalFailureTest {
+
+    @Test
+    void aBrokenResolverLetsTheRequestThroughUnlimited() throws Exception {
+        CallerResolver broken = principal -> {
+            throw new IllegalStateException("resolver bug");
+        };
+        try (RateLimitRuntime runtime = RateLimitRuntime.create(properties("models.m.rpm=1"), broken);
+             EmbeddedTomcat tomcat = new EmbeddedTomcat(0)
+                     .filter("llm-ratelimit", new RateLimitFilter(runtime), "/*")
+                     .servlet("chat", new RegistrationTest.UsageServlet(), "/v1/chat/completions")) {
+            Http http = new Http(tomcat.start());
+            for (int i = 0; i < 3; i++) {
+                HttpResponse<String> response = http.chat(null, "{\"model\":\"m\"}");
+                assertThat(response.statusCode()).isEqualTo(200);
+                assertThat(response.body()).contains("\"total_tokens\":30");
+                assertThat(Http.header(response, "x-ratelimit-priority")).isNull();
+            }
+        }
+    }
+}
