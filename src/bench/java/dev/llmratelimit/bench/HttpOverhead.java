@@ -98,7 +98,8 @@ final class HttpOverhead {
                         + "latency) on an embedded Tomcat on 127.0.0.1, with no rate-limit filter, with the filter on the "
                         + "memory store, and with the filter on the Redis store (the same one redis-server). The load "
                         + "generator is `java.net.http.HttpClient` in the same JVM: " + BenchSettings.HTTP_CONNECTIONS
-                        + " connections in a closed loop, a fixed number of requests per run, each response read whole. "
+                        + " connections in a closed loop, a fixed number of requests per run, each response read whole; the "
+                        + "servers take turns run by run and requests/s is the median over the rounds. "
                         + "Streaming asks for `stream_options.include_usage`, five content chunks and a usage chunk. "
                         + "Client, server, Redisson and redis-server share the machine's cores. With Redis the filter makes "
                         + "two synchronous round trips per request on the request thread (decide before the call, record "

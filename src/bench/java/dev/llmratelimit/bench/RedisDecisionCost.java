@@ -93,31 +93,30 @@ final class RedisDecisionCost implements AutoCloseable {
                 new Result(name, new LatencySamples(settings.redisSamples() * settings.rounds()), new ArrayList<>())));
         // Every variant is warm (Redisson's own code paths included) before any is measured.
         for (Runnable call : calls.values()) {
-            latencies(call);
             throughput(call, settings.redisThroughputCalls() / 4);
         }
-        // Rounds interleave the variants, so drift of the machine touches all of them alike.
         for (int round = 0; round < settings.rounds(); round++) {
+            recordLatencies(results);
+            // Rounds interleave the variants, so drift of the machine touches all of them alike.
             for (Map.Entry<String, Runnable> call : calls.entrySet()) {
-                Result result = results.get(call.getKey());
-                result.latencies().addAll(latencies(call.getValue()));
-                result.throughputs().add(throughput(call.getValue(), settings.redisThroughputCalls()));
+                results.get(call.getKey()).throughputs().add(throughput(call.getValue(), settings.redisThroughputCalls()));
             }
         }
         return List.copyOf(results.values());
     }
 
-    private LatencySamples latencies(Runnable call) {
+    /** One call of each variant in turn, so that every variant sees the same moments of the machine. */
+    private void recordLatencies(Map<String, Result> results) {
         for (int i = 0; i < settings.redisWarmup(); i++) {
-            call.run();
+            calls.values().forEach(Runnable::run);
         }
-        LatencySamples samples = new LatencySamples(settings.redisSamples());
         for (int i = 0; i < settings.redisSamples(); i++) {
-            long start = System.nanoTime();
-            call.run();
-            samples.add(System.nanoTime() - start);
+            for (Map.Entry<String, Runnable> call : calls.entrySet()) {
+                long start = System.nanoTime();
+                call.getValue().run();
+                results.get(call.getKey()).latencies().add(System.nanoTime() - start);
+            }
         }
-        return samples;
     }
 
     /** Calls per second of {@link BenchSettings#REDIS_THREADS} threads sharing a fixed number of calls. */
@@ -157,11 +156,12 @@ final class RedisDecisionCost implements AutoCloseable {
         Result bucket4j = find(results, BUCKET4J);
         report.heading("2. Decision cost, Redis store")
                 .paragraph("One local `redis-server` " + redisVersion + " on 127.0.0.1, one Redisson client (default pool). "
-                        + "Latency: one client thread, sequential synchronous calls. Throughput: "
+                        + "Latency: one client thread, sequential synchronous calls, the variants taking turns call by call. "
+                        + "Throughput: "
                         + BenchSettings.REDIS_THREADS + " client threads sharing a fixed number of calls. The no-op script "
                         + "has the decision's key and argument count and reply shape, so it is the floor of one EVALSHA "
                         + "round trip; Bucket4j's proxy manager is compare-and-swap based (a read and a CAS script per "
-                        + "bucket), two buckets per decision (requests, then tokens).");
+                        + "bucket), two buckets per decision (requests, then tokens). Throughput is the median over the rounds.");
         List<List<String>> rows = new ArrayList<>();
         for (Result result : results) {
             double p50 = result.latencies().percentileMicros(50);
