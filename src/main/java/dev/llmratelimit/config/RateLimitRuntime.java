@@ -1,37 +1,46 @@
 package dev.llmratelimit.config;
 
-import dev.llmratelimit.engine.CounterStore;
 import dev.llmratelimit.engine.RateLimiter;
+import dev.llmratelimit.identity.CallerLimitPolicy;
 import dev.llmratelimit.identity.CallerResolver;
 import dev.llmratelimit.identity.CallerResolvers;
 import dev.llmratelimit.policy.PolicyParser;
 import dev.llmratelimit.policy.RateLimitPolicy;
+import dev.llmratelimit.store.CircuitBreaker;
 import dev.llmratelimit.store.CircuitBreakerSettings;
+import dev.llmratelimit.store.CircuitBreakingCallerLimitStore;
 import dev.llmratelimit.store.CircuitBreakingCounterStore;
+import dev.llmratelimit.store.memory.MemoryCallerLimitStore;
 import dev.llmratelimit.store.memory.MemoryCounterStore;
+import dev.llmratelimit.store.redis.RedisCallerLimitStore;
 import dev.llmratelimit.store.redis.RedisCounterStore;
 import dev.llmratelimit.store.redis.RedisStoreSettings;
+import dev.llmratelimit.store.redis.RedissonClientFactory;
+import org.redisson.api.RedissonClient;
 
 import java.time.Clock;
 import java.util.Map;
 
 /**
  * Everything the filter needs, built once from the {@code llm.ratelimit.*} properties: the engine
- * with its store, the caller resolver and the servlet settings. Closing it closes the store.
+ * with its stores, the caller resolver, the per-caller limit policy and the servlet settings.
+ * Closing it closes the stores (and the Redis client they share).
  */
 public final class RateLimitRuntime implements AutoCloseable {
 
     private final FilterSettings settings;
     private final RateLimiter limiter;
     private final CallerResolver callerResolver;
-    private final CounterStore store;
+    private final CallerLimitPolicy callerLimits;
+    private final AutoCloseable stores;
 
     public RateLimitRuntime(FilterSettings settings, RateLimiter limiter, CallerResolver callerResolver,
-                            CounterStore store) {
+                            CallerLimitPolicy callerLimits, AutoCloseable stores) {
         this.settings = settings;
         this.limiter = limiter;
         this.callerResolver = callerResolver;
-        this.store = store;
+        this.callerLimits = callerLimits;
+        this.stores = stores;
     }
 
     /**
@@ -42,18 +51,28 @@ public final class RateLimitRuntime implements AutoCloseable {
     public static RateLimitRuntime create(Map<String, String> properties, CallerResolver callerResolver) {
         FilterSettings settings = FilterSettings.parse(properties);
         RateLimitPolicy policy = PolicyParser.parse(properties);
+        CallerLimitPolicy callerLimits = CallerLimitPolicy.parse(properties, policy.window());
         CallerResolver resolver = callerResolver != null ? callerResolver : CallerResolvers.create(properties);
-        CounterStore store = createStore(settings, properties);
-        return new RateLimitRuntime(settings, new RateLimiter(policy, store), resolver, store);
+        if (!settings.store().equals("redis")) {
+            return new RateLimitRuntime(settings, new RateLimiter(policy, new MemoryCounterStore(),
+                    new MemoryCallerLimitStore()), resolver, callerLimits, () -> { });
+        }
+        return redis(settings, policy, callerLimits, resolver, properties);
     }
 
-    /** The memory store, or Redis behind a circuit breaker so a dead Redis does not cost a timeout per request. */
-    private static CounterStore createStore(FilterSettings settings, Map<String, String> properties) {
-        if (!settings.store().equals("redis")) {
-            return new MemoryCounterStore();
-        }
-        return new CircuitBreakingCounterStore(RedisCounterStore.create(RedisStoreSettings.parse(properties)),
-                CircuitBreakerSettings.parse(properties), Clock.systemUTC());
+    /**
+     * Both stores on one Redisson client, behind one circuit breaker, so a dead Redis costs neither
+     * store a timeout per request.
+     */
+    private static RateLimitRuntime redis(FilterSettings settings, RateLimitPolicy policy, CallerLimitPolicy callerLimits,
+                                          CallerResolver resolver, Map<String, String> properties) {
+        RedisStoreSettings redis = RedisStoreSettings.parse(properties);
+        CircuitBreaker breaker = new CircuitBreaker(CircuitBreakerSettings.parse(properties), Clock.systemUTC());
+        RedissonClient client = RedissonClientFactory.create(redis);
+        RateLimiter limiter = new RateLimiter(policy,
+                new CircuitBreakingCounterStore(RedisCounterStore.using(client, redis.keyPrefix()), breaker),
+                new CircuitBreakingCallerLimitStore(RedisCallerLimitStore.using(client, redis.keyPrefix()), breaker));
+        return new RateLimitRuntime(settings, limiter, resolver, callerLimits, client::shutdown);
     }
 
     public FilterSettings settings() {
@@ -68,8 +87,17 @@ public final class RateLimitRuntime implements AutoCloseable {
         return callerResolver;
     }
 
+    /** Turns a resolved caller into the per-caller counters its request must pass. */
+    public CallerLimitPolicy callerLimits() {
+        return callerLimits;
+    }
+
     @Override
     public void close() {
-        store.close();
+        try {
+            stores.close();
+        } catch (Exception e) {
+            throw new IllegalStateException("Could not close the counter stores", e);
+        }
     }
 }

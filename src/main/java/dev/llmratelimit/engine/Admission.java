@@ -32,16 +32,49 @@ public final class Admission {
     private final boolean shadow;
     private final CounterStore store;
     private final RateLimitType rateLimitType;
+    private final long reserved;
+    private final ExpectedOutput expectedOutput;
+    private final CallerTicket callerTicket;
+    private final CallerRefusal callerRefusal;
     private final AtomicBoolean finished = new AtomicBoolean();
+
+    /**
+     * @param reserved       the tokens the decision reserved ({@code token-admission=reserve}), else 0
+     * @param expectedOutput the expectation the estimate used, taught by the response; {@code null} if none
+     */
+    Admission(Outcome outcome, DecisionPlan plan, Verdict verdict, boolean shadow,
+              CounterStore store, RateLimitType rateLimitType, long reserved, ExpectedOutput expectedOutput) {
+        this(outcome, plan, verdict, shadow, store, rateLimitType, reserved, expectedOutput, null, null);
+    }
 
     Admission(Outcome outcome, DecisionPlan plan, Verdict verdict, boolean shadow,
               CounterStore store, RateLimitType rateLimitType) {
+        this(outcome, plan, verdict, shadow, store, rateLimitType, 0, null);
+    }
+
+    private Admission(Outcome outcome, DecisionPlan plan, Verdict verdict, boolean shadow, CounterStore store,
+                      RateLimitType rateLimitType, long reserved, ExpectedOutput expectedOutput,
+                      CallerTicket callerTicket, CallerRefusal callerRefusal) {
         this.outcome = outcome;
         this.plan = plan;
         this.verdict = verdict;
         this.shadow = shadow;
         this.store = store;
         this.rateLimitType = rateLimitType;
+        this.reserved = reserved;
+        this.expectedOutput = expectedOutput;
+        this.callerTicket = callerTicket;
+        this.callerRefusal = callerRefusal;
+    }
+
+    /** A request that a per-caller limit refused before any model counter was asked. */
+    static Admission refusedByCaller(DecisionPlan plan, CallerRefusal refusal, boolean shadow, RateLimitType rateLimitType) {
+        return new Admission(Outcome.REFUSED, plan, null, shadow, null, rateLimitType, 0, null, null, refusal);
+    }
+
+    /** This admission, also holding the caller's counters until it finishes. */
+    Admission holding(CallerTicket ticket) {
+        return new Admission(outcome, plan, verdict, shadow, store, rateLimitType, reserved, expectedOutput, ticket, null);
     }
 
     static Admission unlimited() {
@@ -57,9 +90,17 @@ public final class Admission {
         return plan;
     }
 
-    /** The store's verdict; {@code null} when no decision was made (unconfigured model, store failure). */
+    /**
+     * The store's verdict; {@code null} when no decision was made (unconfigured model, store failure,
+     * refusal by a caller limit).
+     */
     public Verdict verdict() {
         return verdict;
+    }
+
+    /** The per-caller limit that refused the request, or {@code null}. */
+    public CallerRefusal callerRefusal() {
+        return callerRefusal;
     }
 
     public boolean isShadow() {
@@ -74,28 +115,88 @@ public final class Admission {
         };
     }
 
+    /** The tokens the decision reserved ({@code token-admission=reserve}); 0 when none. */
+    public long reservedTokens() {
+        return reserved;
+    }
+
     /**
-     * Records the response's usage. Only an admitted request records: a request that shadow mode
-     * let through although it would have been refused records nothing, as in enforce mode.
-     * Has no effect after the first call to {@code complete} or {@link #abort}.
+     * Records the response's usage: in {@code recorded} mode its tokens, in {@code reserve} mode the
+     * difference to the estimate (a refund when negative), in the window the estimate went into; the
+     * caller's tokens are recorded and its parallel slots given back. Only an admitted request
+     * records: a request that shadow mode let through although it would have been refused records
+     * nothing, as in enforce mode. Has no effect after the first call to any of the finishing methods.
      */
     public void complete(Usage usage) {
-        if (!finished.compareAndSet(false, true) || outcome != Outcome.ADMITTED) {
-            return;
-        }
-        long tokens = usage.tokens(rateLimitType);
-        if (tokens == 0 || !plan.limitsTokens()) {
-            return;
-        }
-        try {
-            store.record(plan, tokens);
-        } catch (StoreUnavailableException e) {
-            RECORD_FAILURES.log("Could not record " + tokens + " tokens for a request", e);
+        if (finish(usage.tokens(rateLimitType))) {
+            if (expectedOutput != null) {
+                expectedOutput.learn(usage.completionTokens());
+            }
+            settle(usage);
         }
     }
 
-    /** Finishes the request without usage (non-2xx answer, exception before any output). */
+    /**
+     * Charges usage the filter worked out itself because the response reported none (a cut
+     * stream: its prompt and what was streamed). Like {@link #complete}, except that it teaches the
+     * model's expected output nothing.
+     */
+    public void charge(Usage usage) {
+        if (finish(usage.tokens(rateLimitType))) {
+            settle(usage);
+        }
+    }
+
+    /**
+     * Finishes a successful call whose usage is unknown: {@code recorded} mode records nothing,
+     * {@code reserve} mode keeps the estimate as the charge.
+     */
+    public void completeWithoutUsage() {
+        finish(0);
+    }
+
+    /**
+     * Finishes a call that did not deliver (non-2xx answer, exception, nothing written):
+     * {@code reserve} mode refunds the whole estimate.
+     */
     public void abort() {
-        finished.set(true);
+        if (finish(0)) {
+            add(-reserved);
+        }
+    }
+
+    /**
+     * The first finishing call settles the caller's counters (its tokens, its parallel slots) and
+     * returns whether it finishes an admitted request, whose model counters it must then settle.
+     */
+    private boolean finish(long callerTokens) {
+        if (!finished.compareAndSet(false, true)) {
+            return false;
+        }
+        if (callerTicket != null) {
+            callerTicket.finish(callerTokens);
+        }
+        return outcome == Outcome.ADMITTED;
+    }
+
+    private void settle(Usage usage) {
+        if (plan.limitsTokens()) {
+            add(usage.tokens(rateLimitType) - reserved);
+        }
+    }
+
+    private void add(long tokens) {
+        if (tokens == 0) {
+            return;
+        }
+        try {
+            if (reserved > 0) {
+                store.record(plan, tokens, verdict.windowEnd());
+            } else {
+                store.record(plan, tokens);
+            }
+        } catch (StoreUnavailableException e) {
+            RECORD_FAILURES.log("Could not record " + tokens + " tokens for a request", e);
+        }
     }
 }

@@ -1,68 +1,83 @@
 package dev.llmratelimit.engine;
 
 /**
- * The decision of SPEC section 2 as a pure function of the counters read. In-process stores call it
- * under their lock; the Redis store runs the same rule in Lua ({@code decide.lua}).
+ * The decision of SPEC sections 2, 4 and 9 as a pure function of the counters read. In-process
+ * stores call it under their lock; the Redis store runs the same rule in Lua ({@code decide.lua})
+ * and rebuilds the verdict through this class.
+ *
+ * <p>Every limit is checked as "the effective counter is at most the allowance": the effective
+ * counter is the live window's plus, in a sliding window, {@code ceil(previous * msLeft / window)};
+ * the allowance is {@code limit - 1} for requests and for recorded tokens ({@code current < limit}),
+ * {@code limit - estimate} for reserved tokens, and 0 when the estimate alone exceeds the limit
+ * (admitted only while the counter is at zero). A limit of 0 allows nothing.
  */
 public final class DecisionRule {
+
+    private static final long NEVER = Long.MAX_VALUE;
 
     private DecisionRule() {
     }
 
     /**
-     * @param modelRequests requests counted for the model in the live window, before this one
-     * @param resetMillis   milliseconds until the live window ends
-     * @return the verdict; when admitted, the caller must count the request on model and pool
+     * @param tokenEstimate 0 for recorded token admission, else the tokens this request reserves
+     * @return the verdict; when admitted, the caller must count the request (and the estimate) on
+     *         model and pool
      */
-    public static Verdict decide(DecisionPlan plan, long modelRequests, long modelTokens,
-                                 long poolRequests, long poolTokens, long resetMillis) {
+    public static Verdict decide(DecisionPlan plan, WindowCounts counts, long tokenEstimate) {
         long rpm = plan.modelRpm();
         long tpm = plan.modelTpm();
-        double saturation = saturation(plan, modelRequests, modelTokens);
+        long requests = effective(plan, counts.requests(), counts.previousRequests(), counts.remainingMillis());
+        long tokens = effective(plan, counts.tokens(), counts.previousTokens(), counts.remainingMillis());
+        long poolRequests = effective(plan, counts.poolRequests(), counts.previousPoolRequests(), counts.remainingMillis());
+        long poolTokens = effective(plan, counts.poolTokens(), counts.previousPoolTokens(), counts.remainingMillis());
+        double saturation = saturation(plan, requests, tokens);
         boolean strict = plan.poolsEnforced() && saturation >= plan.saturationThreshold();
 
-        long requestLimit = -1;
-        long requestRemaining = -1;
-        if (rpm > 0) {
-            if (modelRequests + 1 > rpm) {
-                return refused(Limit.MODEL_REQUESTS, strict, saturation, rpm, rpm - modelRequests, resetMillis);
-            }
-            requestLimit = rpm;
-            requestRemaining = rpm - modelRequests - 1;
+        Limit refusedBy = null;
+        long limitValue = 0;
+        long used = 0;
+        if (rpm > 0 && requests > rpm - 1) {
+            refusedBy = Limit.MODEL_REQUESTS;
+            limitValue = rpm;
+            used = requests;
+        } else if (tpm > 0 && tokens > tokenAllowance(tpm, tokenEstimate)) {
+            refusedBy = Limit.MODEL_TOKENS;
+            limitValue = tpm;
+            used = tokens;
+        } else if (strict && rpm > 0 && poolRequests > plan.poolRpm() - 1) {
+            refusedBy = Limit.POOL_REQUESTS;
+            limitValue = plan.poolRpm();
+            used = poolRequests;
+        } else if (strict && tpm > 0 && poolTokens > tokenAllowance(plan.poolTpm(), tokenEstimate)) {
+            refusedBy = Limit.POOL_TOKENS;
+            limitValue = plan.poolTpm();
+            used = poolTokens;
         }
-        long tokenLimit = -1;
-        long tokenRemaining = -1;
-        if (tpm > 0) {
-            if (modelTokens >= tpm) {
-                return refused(Limit.MODEL_TOKENS, strict, saturation, tpm, 0, resetMillis);
-            }
-            tokenLimit = tpm;
-            tokenRemaining = tpm - modelTokens;
+        if (refusedBy != null) {
+            long remaining = Math.max(0, limitValue - used);
+            long clears = clearsInMillis(plan, counts, tokenEstimate, strict);
+            return refusedBy.isTokens()
+                    ? new Verdict(false, refusedBy, strict, saturation, -1, -1, limitValue, remaining, clears, counts.windowEnd())
+                    : new Verdict(false, refusedBy, strict, saturation, limitValue, remaining, -1, -1, clears, counts.windowEnd());
         }
-        if (strict) {
-            if (rpm > 0) {
-                long limit = plan.poolRpm();
-                if (poolRequests + 1 > limit) {
-                    return refused(Limit.POOL_REQUESTS, true, saturation, limit, limit - poolRequests, resetMillis);
-                }
-                if (limit - poolRequests - 1 <= requestRemaining) {
-                    requestLimit = limit;
-                    requestRemaining = limit - poolRequests - 1;
-                }
-            }
-            if (tpm > 0) {
-                long limit = plan.poolTpm();
-                if (poolTokens >= limit) {
-                    return refused(Limit.POOL_TOKENS, true, saturation, limit, 0, resetMillis);
-                }
-                if (limit - poolTokens <= tokenRemaining) {
-                    tokenLimit = limit;
-                    tokenRemaining = limit - poolTokens;
-                }
+
+        long requestLimit = rpm > 0 ? rpm : -1;
+        long requestRemaining = rpm > 0 ? rpm - requests - 1 : -1;
+        long tokenLimit = tpm > 0 ? tpm : -1;
+        long tokenRemaining = tpm > 0 ? Math.max(0, tpm - tokens - tokenEstimate) : -1;
+        if (strict && rpm > 0 && plan.poolRpm() - poolRequests - 1 <= requestRemaining) {
+            requestLimit = plan.poolRpm();
+            requestRemaining = plan.poolRpm() - poolRequests - 1;
+        }
+        if (strict && tpm > 0) {
+            long poolRemaining = Math.max(0, plan.poolTpm() - poolTokens - tokenEstimate);
+            if (poolRemaining <= tokenRemaining) {
+                tokenLimit = plan.poolTpm();
+                tokenRemaining = poolRemaining;
             }
         }
         return new Verdict(true, null, strict, saturation, requestLimit, requestRemaining,
-                tokenLimit, tokenRemaining, resetMillis);
+                tokenLimit, tokenRemaining, counts.remainingMillis(), counts.windowEnd());
     }
 
     /** {@code max(requests / rpm, tokens / tpm)} over the dimensions the model configures. */
@@ -77,12 +92,87 @@ public final class DecisionRule {
         return saturation;
     }
 
-    /** A refusal carries the refusing limit's figures; the other dimension is left at -1. */
-    private static Verdict refused(Limit limit, boolean strict, double saturation, long limitValue,
-                                   long remaining, long resetMillis) {
-        long clamped = Math.max(0, remaining);
-        return limit.isTokens()
-                ? new Verdict(false, limit, strict, saturation, -1, -1, limitValue, clamped, resetMillis)
-                : new Verdict(false, limit, strict, saturation, limitValue, clamped, -1, -1, resetMillis);
+    /** The live window's count plus the weighted previous window's (sliding windows only). */
+    static long effective(DecisionPlan plan, long current, long previous, long remainingMillis) {
+        if (!plan.slidingWindow() || previous == 0) {
+            return current;
+        }
+        return current - Math.floorDiv(-previous * remainingMillis, plan.windowMillis());
+    }
+
+    /** The largest effective token count that still admits a request reserving {@code estimate}. */
+    static long tokenAllowance(long limit, long estimate) {
+        if (estimate == 0) {
+            return limit - 1;
+        }
+        return limit == 0 ? -1 : Math.max(0, limit - estimate);
+    }
+
+    /**
+     * How long until every failing enforced limit would pass if no other request came. A fixed
+     * window clears only when it ends. In a sliding window the weighted previous counters shrink as
+     * time passes; a pool refusal also clears once the model's saturation falls below the threshold.
+     */
+    private static long clearsInMillis(DecisionPlan plan, WindowCounts c, long tokenEstimate, boolean strict) {
+        long left = c.remainingMillis();
+        if (!plan.slidingWindow()) {
+            return left;
+        }
+        long window = plan.windowMillis();
+        long wait = 0;
+        if (plan.modelRpm() > 0) {
+            wait = Math.max(wait, clearsInMillis(plan.modelRpm() - 1, c.requests(), c.previousRequests(), left, window));
+        }
+        if (plan.modelTpm() > 0) {
+            wait = Math.max(wait, clearsInMillis(tokenAllowance(plan.modelTpm(), tokenEstimate),
+                    c.tokens(), c.previousTokens(), left, window));
+        }
+        if (strict) {
+            long generousIn = generousInMillis(plan, c, left, window);
+            if (plan.modelRpm() > 0) {
+                wait = Math.max(wait, Math.min(generousIn, clearsInMillis(plan.poolRpm() - 1,
+                        c.poolRequests(), c.previousPoolRequests(), left, window)));
+            }
+            if (plan.modelTpm() > 0) {
+                wait = Math.max(wait, Math.min(generousIn, clearsInMillis(tokenAllowance(plan.poolTpm(), tokenEstimate),
+                        c.poolTokens(), c.previousPoolTokens(), left, window)));
+            }
+        }
+        return wait == NEVER ? left : wait;
+    }
+
+    /** How long until the model's saturation falls below its threshold. */
+    private static long generousInMillis(DecisionPlan plan, WindowCounts c, long left, long window) {
+        long wait = 0;
+        if (plan.modelRpm() > 0) {
+            wait = Math.max(wait, clearsInMillis(belowThreshold(plan, plan.modelRpm()),
+                    c.requests(), c.previousRequests(), left, window));
+        }
+        if (plan.modelTpm() > 0) {
+            wait = Math.max(wait, clearsInMillis(belowThreshold(plan, plan.modelTpm()),
+                    c.tokens(), c.previousTokens(), left, window));
+        }
+        return wait;
+    }
+
+    /** The largest count whose share of {@code capacity} is below the saturation threshold. */
+    private static long belowThreshold(DecisionPlan plan, long capacity) {
+        return (long) Math.ceil(plan.saturationThreshold() * capacity) - 1;
+    }
+
+    /**
+     * How long until {@code current + ceil(previous * msLeft / window) <= allowance}: still in this
+     * window when the live count alone fits, else in the next one, where the live count becomes
+     * the previous one.
+     */
+    private static long clearsInMillis(long allowance, long current, long previous, long left, long window) {
+        if (allowance < 0) {
+            return NEVER;
+        }
+        if (current <= allowance) {
+            long longestLeft = previous == 0 ? left : (allowance - current) * window / previous;
+            return Math.max(0, left - longestLeft);
+        }
+        return left + window - allowance * window / current;
     }
 }

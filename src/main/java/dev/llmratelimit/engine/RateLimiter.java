@@ -3,7 +3,10 @@ package dev.llmratelimit.engine;
 import dev.llmratelimit.policy.EnforcementMode;
 import dev.llmratelimit.policy.ModelPolicy;
 import dev.llmratelimit.policy.RateLimitPolicy;
+import dev.llmratelimit.policy.RateLimitType;
 import dev.llmratelimit.policy.StoreFailureMode;
+import dev.llmratelimit.policy.TokenAdmission;
+import dev.llmratelimit.policy.WindowMode;
 
 import java.util.HashMap;
 import java.util.List;
@@ -15,17 +18,28 @@ import java.util.Map;
  */
 public final class RateLimiter {
 
+    /** The {@code maxOutputTokens} of a request that sets no {@code max_tokens}. */
+    public static final long UNKNOWN_OUTPUT = -1;
+
     private static final ThrottledLog STORE_FAILURES = new ThrottledLog(RateLimiter.class, System.Logger.Level.WARNING);
 
     private final RateLimitPolicy policy;
     private final CounterStore store;
+    private final CallerLimitStore callerStore;
     private final Map<String, ModelPlans> plans = new HashMap<>();
 
     public RateLimiter(RateLimitPolicy policy, CounterStore store) {
+        this(policy, store, null);
+    }
+
+    /** @param callerStore where per-caller counters live; {@code null} when no caller limit is enforced */
+    public RateLimiter(RateLimitPolicy policy, CounterStore store, CallerLimitStore callerStore) {
         this.policy = policy;
         this.store = store;
+        this.callerStore = callerStore;
         long windowMillis = policy.window().toMillis();
-        policy.models().forEach((name, model) -> plans.put(name, new ModelPlans(model, windowMillis)));
+        boolean sliding = policy.windowMode() == WindowMode.SLIDING;
+        policy.models().forEach((name, model) -> plans.put(name, new ModelPlans(model, windowMillis, sliding)));
     }
 
     public RateLimitPolicy policy() {
@@ -38,13 +52,38 @@ public final class RateLimiter {
     }
 
     /**
-     * Decides one request.
+     * Decides one request; with {@code token-admission=reserve} it reserves the expected output
+     * only, as for a request without prompt and without {@code max_tokens}.
      *
      * @param model     the request body's {@code model}
      * @param preferred the caller's first-choice priority (its team's), or {@code null}
      * @param fallback  the priority used when the model does not configure {@code preferred}, or {@code null}
      */
     public Admission admit(String model, String preferred, String fallback) {
+        return admit(model, preferred, fallback, 0, UNKNOWN_OUTPUT);
+    }
+
+    /**
+     * Whether {@link #admit(String, String, String, long, long)} uses prompt tokens for this model:
+     * {@code token-admission=reserve}, the model limits tokens and {@code rate-limit-type} counts the
+     * prompt. Counting them costs a tokenizer pass, so callers count only when this is true.
+     */
+    public boolean needsPromptTokens(String model) {
+        ModelPlans modelPlans = plans.get(model);
+        return modelPlans != null && policy.tokenAdmission() == TokenAdmission.RESERVE
+                && modelPlans.model.tpm() > 0 && policy.rateLimitType() != RateLimitType.OUTPUT;
+    }
+
+    /**
+     * Decides one request. With {@code token-admission=reserve} its token estimate is reserved:
+     * prompt plus expected output as {@code rate-limit-type} counts them (at least 1, at most the
+     * model's TPM), where the expected output is {@code maxOutputTokens} when given, else the model's
+     * learned expectation ({@link ExpectedOutput}). In {@code recorded} mode the token figures are ignored.
+     *
+     * @param promptTokens    the request's prompt tokens (see {@link #needsPromptTokens})
+     * @param maxOutputTokens the request's {@code max_completion_tokens}/{@code max_tokens}, or {@link #UNKNOWN_OUTPUT}
+     */
+    public Admission admit(String model, String preferred, String fallback, long promptTokens, long maxOutputTokens) {
         ModelPlans modelPlans = plans.get(model);
         boolean shadow = policy.mode() == EnforcementMode.SHADOW;
         if (modelPlans == null) {
@@ -53,10 +92,14 @@ public final class RateLimiter {
                     : Admission.unlimited();
         }
         DecisionPlan plan = modelPlans.planFor(preferred, fallback);
+        boolean reserve = policy.tokenAdmission() == TokenAdmission.RESERVE && plan.limitsTokens();
+        long estimate = reserve ? estimate(plan, promptTokens, maxOutputTokens, modelPlans.expectedOutput) : 0;
         try {
-            Verdict verdict = store.decide(plan);
+            Verdict verdict = store.decide(plan, estimate);
             Admission.Outcome outcome = verdict.admitted() ? Admission.Outcome.ADMITTED : Admission.Outcome.REFUSED;
-            return new Admission(outcome, plan, verdict, shadow, store, policy.rateLimitType());
+            ExpectedOutput taught = reserve && maxOutputTokens < 0 && policy.rateLimitType() != RateLimitType.INPUT
+                    ? modelPlans.expectedOutput : null;
+            return new Admission(outcome, plan, verdict, shadow, store, policy.rateLimitType(), estimate, taught);
         } catch (StoreUnavailableException e) {
             boolean open = policy.onStoreFailure() == StoreFailureMode.FAIL_OPEN;
             STORE_FAILURES.log("Counter store unavailable, request " + (open ? "admitted (fail-open)" : "refused (fail-closed)"), e);
@@ -65,13 +108,72 @@ public final class RateLimiter {
         }
     }
 
-    /** The plan of every pool of one model. */
+    /** Decides one request with per-caller limits and no token estimate ({@code recorded} admission). */
+    public Admission admit(String model, String preferred, String fallback, CallerPlan callerPlan) {
+        return admit(model, preferred, fallback, 0, UNKNOWN_OUTPUT, callerPlan);
+    }
+
+    /**
+     * Decides one request that also has per-caller limits to pass (for a configured model; a request
+     * for an unconfigured model passes them untouched, as it passes the model's). All or nothing:
+     * the caller's counters are acquired first, so a caller refusal leaves every model and pool
+     * counter alone; a model or pool refusal then gives the caller acquisition back.
+     *
+     * @param callerPlan the caller's counters, or {@code null} when no caller limit applies
+     */
+    public Admission admit(String model, String preferred, String fallback, long promptTokens,
+                           long maxOutputTokens, CallerPlan callerPlan) {
+        ModelPlans modelPlans = plans.get(model);
+        if (callerPlan == null || callerStore == null || modelPlans == null) {
+            return admit(model, preferred, fallback, promptTokens, maxOutputTokens);
+        }
+        CallerVerdict callerVerdict;
+        try {
+            callerVerdict = callerStore.acquire(callerPlan);
+        } catch (StoreUnavailableException e) {
+            if (policy.onStoreFailure() == StoreFailureMode.FAIL_OPEN) {
+                STORE_FAILURES.log("Caller limit store unavailable, caller limits skipped (fail-open)", e);
+                return admit(model, preferred, fallback, promptTokens, maxOutputTokens);
+            }
+            STORE_FAILURES.log("Caller limit store unavailable, request refused (fail-closed)", e);
+            return new Admission(Admission.Outcome.STORE_FAILED_CLOSED, modelPlans.planFor(preferred, fallback),
+                    null, policy.mode() == EnforcementMode.SHADOW, store, policy.rateLimitType());
+        }
+        if (!callerVerdict.admitted()) {
+            return Admission.refusedByCaller(modelPlans.planFor(preferred, fallback), callerVerdict.refusal(),
+                    policy.mode() == EnforcementMode.SHADOW, policy.rateLimitType());
+        }
+        CallerTicket ticket = new CallerTicket(callerPlan, callerVerdict.hold(), callerStore);
+        Admission admission = admit(model, preferred, fallback, promptTokens, maxOutputTokens);
+        Admission.Outcome outcome = admission.outcome();
+        if (outcome == Admission.Outcome.ADMITTED || outcome == Admission.Outcome.STORE_FAILED_OPEN) {
+            return admission.holding(ticket);
+        }
+        ticket.compensate();
+        return admission;
+    }
+
+
+    private long estimate(DecisionPlan plan, long promptTokens, long maxOutputTokens, ExpectedOutput expected) {
+        long output = maxOutputTokens >= 0 ? maxOutputTokens : expected.tokens();
+        long prompt = Math.max(0, promptTokens);
+        long tokens = switch (policy.rateLimitType()) {
+            case TOTAL -> output > Long.MAX_VALUE - prompt ? Long.MAX_VALUE : prompt + output;
+            case INPUT -> prompt;
+            case OUTPUT -> output;
+        };
+        return Math.min(plan.modelTpm(), Math.max(1, tokens));
+    }
+
+    /** The plan of every pool of one model, and what its responses taught about their size. */
     private static final class ModelPlans {
         private final ModelPolicy model;
+        private final ExpectedOutput expectedOutput;
         private final Map<String, DecisionPlan> byPool = new HashMap<>();
 
-        ModelPlans(ModelPolicy model, long windowMillis) {
+        ModelPlans(ModelPolicy model, long windowMillis, boolean sliding) {
             this.model = model;
+            this.expectedOutput = new ExpectedOutput(model.expectedOutputTokens());
             List<String> pools = model.poolNames();
             for (int i = 0; i < pools.size(); i++) {
                 String pool = pools.get(i);
@@ -79,7 +181,7 @@ public final class RateLimiter {
                 byPool.put(pool, new DecisionPlan(model.name(), pool, i, pools.size(),
                         model.rpm(), model.tpm(),
                         ModelPolicy.poolLimit(model.rpm(), share), ModelPolicy.poolLimit(model.tpm(), share),
-                        model.poolsEnforced(), model.saturationThreshold(), windowMillis));
+                        model.poolsEnforced(), model.saturationThreshold(), windowMillis, sliding));
             }
         }
 

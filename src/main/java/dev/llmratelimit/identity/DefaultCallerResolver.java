@@ -29,7 +29,11 @@ final class DefaultCallerResolver implements CallerResolver {
             return new Caller(principal.getName(),
                     ClaimValues.text(withMetadata.team()),
                     priorityIn(withMetadata.teamMetadata()),
-                    priorityIn(withMetadata.metadata()));
+                    priorityIn(withMetadata.metadata()),
+                    ClaimValues.text(withMetadata.user()),
+                    new CallerLimits(ScopeLimits.fromMetadata(withMetadata.metadata()),
+                            ScopeLimits.fromMetadata(withMetadata.userMetadata()),
+                            ScopeLimits.fromMetadata(withMetadata.teamMetadata())));
         }
         Caller fromJwt = jwtReader == null ? null : jwtReader.read(principal);
         return fromJwt != null ? fromJwt : new Caller(principal.getName(), null, null, null);

@@ -24,7 +24,11 @@ final class JwtCallerReader implements PrincipalReader {
         return new Caller(jwt.getName(),
                 ClaimValues.text(jwt.getClaim(claims.team())),
                 claimOrMember(jwt, claims.teamPriority(), claims.teamMetadata()),
-                claimOrMember(jwt, claims.priority(), claims.metadata()));
+                claimOrMember(jwt, claims.priority(), claims.metadata()),
+                ClaimValues.text(jwt.getClaim(claims.user())),
+                new CallerLimits(ScopeLimits.fromMetadata(jwt.getClaim(claims.metadata())),
+                        ScopeLimits.fromMetadata(jwt.getClaim(claims.userMetadata())),
+                        ScopeLimits.fromMetadata(jwt.getClaim(claims.teamMetadata()))));
     }
 
     /** The priority claim itself, else member {@code priority} of the metadata object claim. */

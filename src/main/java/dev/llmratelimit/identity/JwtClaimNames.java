@@ -9,7 +9,8 @@ import java.util.Map;
  * Which JWT claims carry the caller's metadata ({@code llm.ratelimit.jwt.*}). Holds no JWT type, so
  * it loads whether or not MicroProfile JWT is present.
  */
-record JwtClaimNames(String priority, String metadata, String team, String teamPriority, String teamMetadata) {
+record JwtClaimNames(String priority, String metadata, String team, String teamPriority, String teamMetadata,
+                     String user, String userMetadata) {
 
     static final String PREFIX = PolicyParser.PREFIX + "jwt.";
 
@@ -18,7 +19,7 @@ record JwtClaimNames(String priority, String metadata, String team, String teamP
             if (property.startsWith(PREFIX) && !isKnown(property.substring(PREFIX.length()))) {
                 throw new PolicyException(property, properties.get(property),
                         "unknown JWT setting (expected priority-claim, metadata-claim, team-claim,"
-                                + " team-priority-claim or team-metadata-claim)");
+                                + " team-priority-claim, team-metadata-claim, user-claim or user-metadata-claim)");
             }
         }
         return new JwtClaimNames(
@@ -26,12 +27,15 @@ record JwtClaimNames(String priority, String metadata, String team, String teamP
                 claim(properties, "metadata-claim", "metadata"),
                 claim(properties, "team-claim", "team"),
                 claim(properties, "team-priority-claim", "team_priority"),
-                claim(properties, "team-metadata-claim", "team_metadata"));
+                claim(properties, "team-metadata-claim", "team_metadata"),
+                claim(properties, "user-claim", "sub"),
+                claim(properties, "user-metadata-claim", "user_metadata"));
     }
 
     private static boolean isKnown(String setting) {
         return switch (setting) {
-            case "priority-claim", "metadata-claim", "team-claim", "team-priority-claim", "team-metadata-claim" -> true;
+            case "priority-claim", "metadata-claim", "team-claim", "team-priority-claim", "team-metadata-claim",
+                 "user-claim", "user-metadata-claim" -> true;
             default -> false;
         };
     }

@@ -10,32 +10,39 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The static mapping from configuration: {@code llm.ratelimit.principals.<name>.priority|team} and
- * {@code llm.ratelimit.teams.<team>.priority}, a name containing a dot written in double quotes.
- * The per-caller limit settings ({@code rpm-limit}, {@code tpm-limit}, {@code max-parallel-requests})
- * are accepted here and read elsewhere; any other setting is refused as a likely typo.
+ * The static mapping from configuration, a name containing a dot written in double quotes:
+ * {@code llm.ratelimit.principals.<name>.priority|team|user|rpm-limit|tpm-limit|max-parallel-requests},
+ * {@code llm.ratelimit.users.<user>.rpm-limit|tpm-limit|max-parallel-requests} and
+ * {@code llm.ratelimit.teams.<team>.priority|rpm-limit|tpm-limit|max-parallel-requests}. The limits
+ * under {@code principals} are the key scope's. Any other setting is refused as a likely typo.
  */
 public final class StaticCallerResolver implements CallerResolver {
 
     private static final String PRINCIPALS = "principals";
+    private static final String USERS = "users";
     private static final String TEAMS = "teams";
 
     private final Map<String, String> principalPriorities;
     private final Map<String, String> principalTeams;
+    private final Map<String, String> principalUsers;
     private final Map<String, String> teamPriorities;
+    private final Map<String, ScopeLimits> principalLimits;
+    private final Map<String, ScopeLimits> userLimits;
+    private final Map<String, ScopeLimits> teamLimits;
 
-    private StaticCallerResolver(Map<String, String> principalPriorities, Map<String, String> principalTeams,
-                                 Map<String, String> teamPriorities) {
-        this.principalPriorities = Map.copyOf(principalPriorities);
-        this.principalTeams = Map.copyOf(principalTeams);
-        this.teamPriorities = Map.copyOf(teamPriorities);
+    private StaticCallerResolver(Builder builder) {
+        this.principalPriorities = Map.copyOf(builder.principalPriorities);
+        this.principalTeams = Map.copyOf(builder.principalTeams);
+        this.principalUsers = Map.copyOf(builder.principalUsers);
+        this.teamPriorities = Map.copyOf(builder.teamPriorities);
+        this.principalLimits = Map.copyOf(builder.principalLimits);
+        this.userLimits = Map.copyOf(builder.userLimits);
+        this.teamLimits = Map.copyOf(builder.teamLimits);
     }
 
-    /** @throws PolicyException for a malformed name, an unknown setting or an empty value */
+    /** @throws PolicyException for a malformed name, an unknown setting, an empty value or an invalid limit */
     public static StaticCallerResolver fromProperties(Map<String, String> properties) {
-        Map<String, String> principalPriorities = new HashMap<>();
-        Map<String, String> principalTeams = new HashMap<>();
-        Map<String, String> teamPriorities = new HashMap<>();
+        Builder builder = new Builder();
         for (Map.Entry<String, String> entry : properties.entrySet()) {
             String property = entry.getKey();
             if (!property.startsWith(PolicyParser.PREFIX)) {
@@ -43,33 +50,48 @@ public final class StaticCallerResolver implements CallerResolver {
             }
             List<String> segments = PropertyNames.segments(property.substring(PolicyParser.PREFIX.length()));
             String scope = segments.get(0);
-            if (!scope.equals(PRINCIPALS) && !scope.equals(TEAMS)) {
+            if (!scope.equals(PRINCIPALS) && !scope.equals(USERS) && !scope.equals(TEAMS)) {
                 continue;
             }
-            boolean principal = scope.equals(PRINCIPALS);
-            String expected = principal
-                    ? "priority, team, rpm-limit, tpm-limit or max-parallel-requests"
-                    : "priority, rpm-limit, tpm-limit or max-parallel-requests";
+            String expected = switch (scope) {
+                case PRINCIPALS -> "priority, team, user, rpm-limit, tpm-limit or max-parallel-requests";
+                case USERS -> "rpm-limit, tpm-limit or max-parallel-requests";
+                default -> "priority, rpm-limit, tpm-limit or max-parallel-requests";
+            };
             if (segments.size() != 3 || segments.get(1).isEmpty()) {
                 throw new PolicyException(property, entry.getValue(), "expected " + PolicyParser.PREFIX + scope
                         + ".<name>.<setting> with setting " + expected + " (quote a name that contains a dot)");
             }
-            String name = segments.get(1);
-            switch (segments.get(2)) {
-                case "priority" -> (principal ? principalPriorities : teamPriorities).put(name, nonEmpty(entry));
-                case "team" -> {
-                    if (!principal) {
-                        throw unknownSetting(entry, expected);
-                    }
-                    principalTeams.put(name, nonEmpty(entry));
-                }
-                case "rpm-limit", "tpm-limit", "max-parallel-requests" -> {
-                    // per-caller limits: parsed and enforced outside the resolver
-                }
-                default -> throw unknownSetting(entry, expected);
+            builder.set(scope, segments.get(1), segments.get(2), entry, expected);
+        }
+        return new StaticCallerResolver(builder);
+    }
+
+    /** Collects the settings while they are read. */
+    private static final class Builder {
+        final Map<String, String> principalPriorities = new HashMap<>();
+        final Map<String, String> principalTeams = new HashMap<>();
+        final Map<String, String> principalUsers = new HashMap<>();
+        final Map<String, String> teamPriorities = new HashMap<>();
+        final Map<String, ScopeLimits> principalLimits = new HashMap<>();
+        final Map<String, ScopeLimits> userLimits = new HashMap<>();
+        final Map<String, ScopeLimits> teamLimits = new HashMap<>();
+
+        void set(String scope, String name, String setting, Map.Entry<String, String> entry, String expected) {
+            boolean principal = scope.equals(PRINCIPALS);
+            if (ScopeLimits.isLimitName(setting)) {
+                Map<String, ScopeLimits> limits = principal ? principalLimits : scope.equals(USERS) ? userLimits : teamLimits;
+                limits.put(name, limits.getOrDefault(name, ScopeLimits.NONE).with(setting, entry.getKey(), entry.getValue()));
+            } else if (setting.equals("priority") && !scope.equals(USERS)) {
+                (principal ? principalPriorities : teamPriorities).put(name, nonEmpty(entry));
+            } else if (setting.equals("team") && principal) {
+                principalTeams.put(name, nonEmpty(entry));
+            } else if (setting.equals("user") && principal) {
+                principalUsers.put(name, nonEmpty(entry));
+            } else {
+                throw unknownSetting(entry, expected);
             }
         }
-        return new StaticCallerResolver(principalPriorities, principalTeams, teamPriorities);
     }
 
     private static PolicyException unknownSetting(Map.Entry<String, String> entry, String expected) {
@@ -90,14 +112,22 @@ public final class StaticCallerResolver implements CallerResolver {
     }
 
     /**
-     * Fills in what the principal's metadata left out: team and own priority from
-     * {@code principals.<name>}, then the team priority from {@code teams.<team>} of the resulting team.
+     * Fills in what the principal's metadata left out: team, user, own priority and key limits from
+     * {@code principals.<name>}, then the team priority and limits from {@code teams.<team>} of the
+     * resulting team and the user limits from {@code users.<user>} of the resulting user.
      */
     Caller complete(Caller fromMetadata) {
         String name = fromMetadata.principal();
-        String team = fromMetadata.team() != null || name == null ? fromMetadata.team() : principalTeams.get(name);
-        return fromMetadata.orElse(team,
-                team == null ? null : teamPriorities.get(team),
-                name == null ? null : principalPriorities.get(name));
+        String team = fromMetadata.team() != null ? fromMetadata.team() : lookup(principalTeams, name, null);
+        String user = fromMetadata.user() != null ? fromMetadata.user() : lookup(principalUsers, name, null);
+        CallerLimits limits = new CallerLimits(lookup(principalLimits, name, ScopeLimits.NONE),
+                lookup(userLimits, user, ScopeLimits.NONE), lookup(teamLimits, team, ScopeLimits.NONE));
+        return fromMetadata.orElse(new Caller(name, team, lookup(teamPriorities, team, null),
+                lookup(principalPriorities, name, null), user, limits));
+    }
+
+    /** {@code Map.copyOf} maps refuse a {@code null} key, even to look it up. */
+    private static <V> V lookup(Map<String, V> map, String name, V absent) {
+        return name == null ? absent : map.getOrDefault(name, absent);
     }
 }

@@ -9,9 +9,11 @@ import java.util.Map;
  * @param tpm tokens per window, 0 when not configured
  * @param saturationThreshold per-model threshold, or {@code null} for the global one
  * @param reservations per-model reservations; they replace the global ones of the same priority
+ * @param expectedOutputTokens per-model starting expectation of completion tokens ({@code reserve}),
+ *                             or {@code null} for the global one
  */
 public record ModelGroup(String name, long rpm, long tpm, Double saturationThreshold,
-                         Map<String, Reservation> reservations) {
+                         Map<String, Reservation> reservations, Long expectedOutputTokens) {
 
     public ModelGroup {
         reservations = Map.copyOf(reservations);

@@ -6,9 +6,12 @@ import java.util.Map;
 /**
  * A model with everything resolved: capacity, threshold, and the normalised share of each
  * configured priority. Priorities not in {@link #shares()} use the shared default pool.
+ *
+ * @param expectedOutputTokens completion tokens {@code token-admission=reserve} expects of a request
+ *                             without {@code max_tokens} until this model's responses teach it better
  */
 public record ModelPolicy(String name, long rpm, long tpm, double saturationThreshold,
-                          Map<String, Double> shares, double defaultShare) {
+                          Map<String, Double> shares, double defaultShare, long expectedOutputTokens) {
 
     /** The name of the pool every caller without a configured priority shares. */
     public static final String DEFAULT_POOL = "default";

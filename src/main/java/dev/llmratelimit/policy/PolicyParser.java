@@ -16,6 +16,8 @@ public final class PolicyParser {
 
     public static final String PREFIX = "llm.ratelimit.";
 
+    private static final String DEFAULT_EXPECTED_OUTPUT_TOKENS = "256";
+
     private final Map<String, String> properties;
 
     private PolicyParser(Map<String, String> properties) {
@@ -29,6 +31,8 @@ public final class PolicyParser {
     private RateLimitPolicy parse() {
         double threshold = globalFraction("saturation-threshold", "0.50");
         double defaultShare = globalFraction("default-priority", "0.25");
+        long expectedOutput = ModelGroupBuilder.tokens(PREFIX + "expected-output-tokens",
+                value("expected-output-tokens", DEFAULT_EXPECTED_OUTPUT_TOKENS));
         Duration window = Durations.parse(PREFIX + "window", value("window", "60s"));
         if (window.isZero() || window.isNegative()) {
             throw new PolicyException(PREFIX + "window", value("window", ""), "the window must be longer than zero");
@@ -46,7 +50,7 @@ public final class PolicyParser {
             } else if (segments.get(0).equals("models")) {
                 if (segments.size() < 3) {
                     throw new PolicyException(entry.getKey(), entry.getValue(),
-                            "expected llm.ratelimit.models.<model>.rpm|tpm|saturation-threshold|reservation.<priority>");
+                            "expected llm.ratelimit.models.<model>.rpm|tpm|saturation-threshold|expected-output-tokens|reservation.<priority>");
                 }
                 groups.computeIfAbsent(segments.get(1), ModelGroupBuilder::new)
                         .set(entry.getKey(), segments.subList(2, segments.size()), entry.getValue());
@@ -56,7 +60,7 @@ public final class PolicyParser {
         for (ModelGroupBuilder builder : groups.values()) {
             ModelGroup group = builder.build();
             if (group.isLimited()) {
-                models.put(group.name(), resolve(group, globalReservations, threshold, defaultShare));
+                models.put(group.name(), resolve(group, globalReservations, threshold, defaultShare, expectedOutput));
             }
         }
         return new RateLimitPolicy(models, window,
@@ -69,7 +73,7 @@ public final class PolicyParser {
     }
 
     private static ModelPolicy resolve(ModelGroup group, Map<String, Reservation> globalReservations,
-                                       double globalThreshold, double defaultShare) {
+                                       double globalThreshold, double defaultShare, long expectedOutput) {
         String modelPrefix = PREFIX + "models." + PropertyNames.quote(group.name()) + ".";
         Map<String, Double> shares = new HashMap<>();
         globalReservations.forEach((priority, reservation) ->
@@ -81,7 +85,8 @@ public final class PolicyParser {
             shares.replaceAll((priority, share) -> share / sum);
         }
         double threshold = group.saturationThreshold() != null ? group.saturationThreshold() : globalThreshold;
-        return new ModelPolicy(group.name(), group.rpm(), group.tpm(), threshold, shares, defaultShare);
+        return new ModelPolicy(group.name(), group.rpm(), group.tpm(), threshold, shares, defaultShare,
+                group.expectedOutputTokens() != null ? group.expectedOutputTokens() : expectedOutput);
     }
 
     private static String checkedPriority(String property, String priority) {
@@ -142,6 +147,7 @@ public final class PolicyParser {
         private long rpm;
         private long tpm;
         private Double threshold;
+        private Long expectedOutputTokens;
         private final Map<String, Reservation> reservations = new TreeMap<>();
 
         ModelGroupBuilder(String name) {
@@ -156,29 +162,43 @@ public final class PolicyParser {
                 tpm = capacity(property, value);
             } else if (rest.size() == 1 && key.equals("saturation-threshold")) {
                 threshold = fraction(property, value);
+            } else if (rest.size() == 1 && key.equals("expected-output-tokens")) {
+                expectedOutputTokens = tokens(property, value);
             } else if (rest.size() == 2 && key.equals("reservation")) {
                 reservations.put(checkedPriority(property, rest.get(1)), Reservation.parse(property, value));
             } else {
                 throw new PolicyException(property, value,
-                        "unknown model setting (expected rpm, tpm, saturation-threshold or reservation.<priority>)");
+                        "unknown model setting (expected rpm, tpm, saturation-threshold, expected-output-tokens"
+                                + " or reservation.<priority>)");
             }
         }
 
         private static long capacity(String property, String value) {
-            long parsed;
-            try {
-                parsed = Long.parseLong(value.trim());
-            } catch (NumberFormatException e) {
-                throw new PolicyException(property, value, "expected a whole number");
-            }
+            long parsed = wholeNumber(property, value);
             if (parsed <= 0) {
                 throw new PolicyException(property, value, "must be at least 1 (leave it out for no limit)");
             }
             return parsed;
         }
 
+        static long tokens(String property, String value) {
+            long parsed = wholeNumber(property, value);
+            if (parsed < 0) {
+                throw new PolicyException(property, value, "must be 0 or more");
+            }
+            return parsed;
+        }
+
+        private static long wholeNumber(String property, String value) {
+            try {
+                return Long.parseLong(value.trim());
+            } catch (NumberFormatException e) {
+                throw new PolicyException(property, value, "expected a whole number");
+            }
+        }
+
         ModelGroup build() {
-            return new ModelGroup(name, rpm, tpm, threshold, reservations);
+            return new ModelGroup(name, rpm, tpm, threshold, reservations, expectedOutputTokens);
         }
     }
 }

@@ -69,11 +69,12 @@ final class Exchange implements AsyncListener {
         if (usage != null) {
             admission.complete(usage);
         } else if (observer.isStream()) {
-            admission.complete(chargeForCutStream(observer));
+            admission.charge(chargeForCutStream(observer));
+        } else if (failure == null && !response.hasClientFailed()) {
+            MISSING_USAGE.log("A 2xx chat-completion response carried no usable usage; "
+                    + "no tokens recorded beyond a reservation", null);
+            admission.completeWithoutUsage();
         } else {
-            if (failure == null && !response.hasClientFailed()) {
-                MISSING_USAGE.log("A 2xx chat-completion response carried no usable usage; no tokens recorded", null);
-            }
             admission.abort();
         }
     }

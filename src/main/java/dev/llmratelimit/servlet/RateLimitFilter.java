@@ -7,8 +7,10 @@ import dev.llmratelimit.config.RateLimitContext;
 import dev.llmratelimit.config.RateLimitProperties;
 import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.engine.ThrottledLog;
 import dev.llmratelimit.identity.Caller;
+import dev.llmratelimit.usage.TokenCounter;
 import jakarta.inject.Inject;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -108,8 +110,9 @@ public class RateLimitFilter implements Filter {
             return;
         }
         ChatRequest chat;
+        byte[] json;
         try {
-            byte[] json = DeclaredCharset.toUtf8(body, request.getCharacterEncoding());
+            json = DeclaredCharset.toUtf8(body, request.getCharacterEncoding());
             chat = ChatRequest.parse(json, json.length);
         } catch (InvalidChatRequestException e) {
             JsonErrors.write(response, 400, JsonErrors.INVALID_REQUEST, "invalid_request", e.getMessage());
@@ -117,7 +120,7 @@ public class RateLimitFilter implements Filter {
         }
         Exchange exchange;
         try {
-            exchange = admit(request, response, chat, body);
+            exchange = admit(request, response, chat, body, json);
         } catch (RuntimeException e) {
             INTERNAL_FAILURES.log("Rate limiting failed; request passed through unlimited", e);
             chain.doFilter(new BufferedBodyRequest(request, body, null), response);
@@ -138,11 +141,18 @@ public class RateLimitFilter implements Filter {
         }
     }
 
-    /** Decides; answers a refusal itself (returning {@code null}) or returns the exchange to run. */
-    private Exchange admit(HttpServletRequest request, HttpServletResponse response, ChatRequest chat, byte[] body)
-            throws IOException {
+    /**
+     * Decides; answers a refusal itself (returning {@code null}) or returns the exchange to run.
+     * The prompt is tokenized only when {@code token-admission=reserve} needs it for this model.
+     */
+    private Exchange admit(HttpServletRequest request, HttpServletResponse response, ChatRequest chat, byte[] body,
+                           byte[] json) throws IOException {
         Caller caller = runtime.callerResolver().resolve(request.getUserPrincipal());
-        Admission admission = runtime.limiter().admit(chat.model(), caller.teamPriority(), caller.ownPriority());
+        RateLimiter limiter = runtime.limiter();
+        long promptTokens = limiter.needsPromptTokens(chat.model())
+                ? TokenCounter.forModel(chat.model()).promptTokens(json, json.length) : 0;
+        Admission admission = limiter.admit(chat.model(), caller.teamPriority(), caller.ownPriority(),
+                promptTokens, chat.maxTokens(), runtime.callerLimits().planFor(caller));
         if (!admission.permitsCall()) {
             refuse(response, admission);
             return null;

@@ -1,6 +1,7 @@
 package dev.llmratelimit.servlet;
 
 import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.CallerRefusal;
 import dev.llmratelimit.engine.Verdict;
 import jakarta.servlet.http.HttpServletResponse;
 
@@ -18,6 +19,14 @@ final class RateLimitHeaders {
 
     /** Headers of a request that goes on to the application (admitted, or let through by shadow mode). */
     static void forwarded(HttpServletResponse response, Admission admission) {
+        CallerRefusal refusal = admission.callerRefusal();
+        if (refusal != null) {
+            // Only shadow mode lets a request that a caller limit refused go on.
+            response.setHeader(PRIORITY, admission.plan().pool());
+            response.setHeader(SHADOW_DECISION, "refused; limit=" + refusal.counter().scope().label() + '-'
+                    + refusal.type().label().replace('_', '-') + "; retry-after=" + refusal.retryAfterSeconds());
+            return;
+        }
         Verdict verdict = admission.verdict();
         if (verdict == null) {
             return;
@@ -32,6 +41,13 @@ final class RateLimitHeaders {
     }
 
     static void refuse(HttpServletResponse response, Admission admission) throws IOException {
+        CallerRefusal refusal = admission.callerRefusal();
+        if (refusal != null) {
+            response.setHeader("retry-after", Long.toString(refusal.retryAfterSeconds()));
+            response.setHeader(PRIORITY, admission.plan().pool());
+            JsonErrors.write(response, 429, JsonErrors.THROTTLING, "429", RefusalMessages.of(refusal));
+            return;
+        }
         Verdict verdict = admission.verdict();
         response.setHeader("retry-after", Long.toString(verdict.retryAfterSeconds()));
         response.setHeader(PRIORITY, admission.plan().pool());

@@ -1,5 +1,7 @@
 package dev.llmratelimit.servlet;
 
+import dev.llmratelimit.engine.CallerCounter;
+import dev.llmratelimit.engine.CallerRefusal;
 import dev.llmratelimit.engine.DecisionPlan;
 import dev.llmratelimit.engine.Verdict;
 
@@ -22,6 +24,14 @@ final class RefusalMessages {
                     + ", " + details + ", Model saturation: " + percent(verdict.saturation(), 1);
         }
         return "Model capacity reached for " + plan.model() + ". Priority: " + plan.pool() + ", " + details;
+    }
+
+    /** A per-caller refusal; the key shows only as a short hash ({@link CallerCounter#label()}). */
+    static String of(CallerRefusal refusal) {
+        CallerCounter counter = refusal.counter();
+        return "Rate limit exceeded for " + counter.scope().label() + ": " + counter.label()
+                + ". Limit type: " + refusal.type().label() + ", Limit: " + refusal.limit()
+                + ", Current: " + refusal.current();
     }
 
     static String percent(double fraction, int decimals) {

@@ -93,12 +93,12 @@ class RateLimiterTest {
         AtomicInteger records = new AtomicInteger();
         CounterStore broken = new CounterStore() {
             @Override
-            public Verdict decide(DecisionPlan plan) {
+            public Verdict decide(DecisionPlan plan, long tokenEstimate) {
                 throw new StoreUnavailableException("down", null);
             }
 
             @Override
-            public void record(DecisionPlan plan, long tokens) {
+            public void record(DecisionPlan plan, long tokens, long windowEnd) {
                 records.incrementAndGet();
             }
         };

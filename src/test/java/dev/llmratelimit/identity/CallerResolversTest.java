@@ -130,7 +130,7 @@ class CallerResolversTest {
         assertThatThrownBy(() -> CallerResolvers.create(Map.of("llm.ratelimit.jwt.priority", "tier")))
                 .isInstanceOf(PolicyException.class)
                 .hasMessage("Invalid configuration llm.ratelimit.jwt.priority=tier: unknown JWT setting (expected"
-                        + " priority-claim, metadata-claim, team-claim, team-priority-claim or team-metadata-claim)");
+                        + " priority-claim, metadata-claim, team-claim, team-priority-claim, team-metadata-claim, user-claim or user-metadata-claim)");
     }
 
     @Test

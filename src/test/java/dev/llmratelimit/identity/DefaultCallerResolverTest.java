@@ -208,4 +208,74 @@ class DefaultCallerResolverTest {
             return teamMetadata;
         }
     }
+
+    @Test
+    void jwtMetadataObjectsCarryTheLimitsOfKeyUserAndTeamAndSubIsTheUser() {
+        Caller caller = resolver.resolve(jwt("carol", "sub", "user-42",
+                "metadata", Map.of("rpm-limit", new JsonText("60"), "max-parallel-requests", new JsonText("4")),
+                "user_metadata", Map.of("tpm-limit", new JsonText("50000")),
+                "team", "team-c",
+                "team_metadata", Map.of("rpm-limit", json("600"), "max-parallel-requests", new JsonText("40"))));
+
+        assertThat(caller).isEqualTo(new Caller("carol", "team-c", null, null, "user-42", new CallerLimits(
+                new ScopeLimits(60, 0, 4), new ScopeLimits(0, 50000, 0), new ScopeLimits(600, 0, 40))));
+    }
+
+    @Test
+    void theUserClaimsAreConfigurable() {
+        CallerResolver custom = CallerResolvers.create(Map.of(
+                "llm.ratelimit.jwt.user-claim", "email", "llm.ratelimit.jwt.user-metadata-claim", "person"));
+
+        Caller caller = custom.resolve(jwt("carol", "sub", "ignored", "email", "carol@example.com",
+                "person", Map.of("rpm-limit", "7")));
+
+        assertThat(caller.user()).isEqualTo("carol@example.com");
+        assertThat(caller.limits()).isEqualTo(new CallerLimits(ScopeLimits.NONE, new ScopeLimits(7, 0, 0), ScopeLimits.NONE));
+    }
+
+    @Test
+    void aMetadataPrincipalReportsUserAndLimitsOfEveryScope() {
+        MetadataPrincipal key = new MetadataPrincipal() {
+            @Override
+            public Map<String, String> metadata() {
+                return Map.of("rpm-limit", "60", "tpm-limit", "10000", "max-parallel-requests", "4");
+            }
+
+            @Override
+            public String user() {
+                return "dana";
+            }
+
+            @Override
+            public Map<String, String> userMetadata() {
+                return Map.of("max-parallel-requests", "8");
+            }
+
+            @Override
+            public String team() {
+                return "team-d";
+            }
+
+            @Override
+            public Map<String, String> teamMetadata() {
+                return Map.of("tpm-limit", "100000");
+            }
+
+            @Override
+            public String getName() {
+                return "sk-live-dana";
+            }
+        };
+
+        assertThat(resolver.resolve(key)).isEqualTo(new Caller("sk-live-dana", "team-d", null, null, "dana",
+                new CallerLimits(new ScopeLimits(60, 10000, 4), new ScopeLimits(0, 0, 8), new ScopeLimits(0, 100000, 0))));
+    }
+
+    @Test
+    void metadataLimitsThatAreNoWholeNumberOfAtLeastOneAreIgnored() {
+        Caller caller = resolver.resolve(new TestMetadataPrincipal("key-17",
+                Map.of("rpm-limit", "0", "tpm-limit", "many", "max-parallel-requests", "-3"), "team-k", Map.of("rpm-limit", "5")));
+
+        assertThat(caller.limits()).isEqualTo(new CallerLimits(ScopeLimits.NONE, ScopeLimits.NONE, new ScopeLimits(5, 0, 0)));
+    }
 }

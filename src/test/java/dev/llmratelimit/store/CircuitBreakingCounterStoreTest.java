@@ -116,13 +116,13 @@ class CircuitBreakingCounterStoreTest {
         Runnable duringCall = () -> { };
 
         @Override
-        public Verdict decide(DecisionPlan plan) {
+        public Verdict decide(DecisionPlan plan, long tokenEstimate) {
             call();
             return ADMITTED;
         }
 
         @Override
-        public void record(DecisionPlan plan, long tokens) {
+        public void record(DecisionPlan plan, long tokens, long windowEnd) {
             call();
         }
 

@@ -2,6 +2,7 @@ package dev.llmratelimit.store;
 
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.CounterStore;
+import dev.llmratelimit.engine.DecisionPlan;
 import dev.llmratelimit.engine.Limit;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.engine.Verdict;
@@ -38,6 +39,9 @@ public abstract class CounterStoreContract {
 
     /** Lets the given window end: moves the clock, or sleeps past it. */
     protected abstract void passWindow(Duration window) throws InterruptedException;
+
+    /** Lets the given time pass: moves the clock, or sleeps. */
+    protected abstract void pass(Duration duration) throws InterruptedException;
 
     protected RateLimiter limiter(String... lines) {
         CounterStore store = createStore();
@@ -264,6 +268,133 @@ public abstract class CounterStoreContract {
             assertThat(limiter.admit("other", "prod").outcome()).isEqualTo(Admission.Outcome.UNLIMITED);
         }
         assertThat(decide(limiter, "m", null).admitted()).isTrue();
+    }
+
+    // token-admission=reserve (SPEC section 4)
+
+    private static Admission reserve(RateLimiter limiter, long promptTokens, long maxTokens) {
+        return limiter.admit("m", null, null, promptTokens, maxTokens);
+    }
+
+    @Test
+    void reserveChecksCurrentPlusEstimateAndCorrectsAfterTheCall() {
+        RateLimiter limiter = limiter("models.m.tpm=1000", "token-admission=reserve");
+        Admission first = reserve(limiter, 300, 100);
+        assertThat(first.reservedTokens()).isEqualTo(400);
+        assertThat(first.verdict().tokenRemaining()).isEqualTo(600);
+        Admission second = reserve(limiter, 300, 200);
+        assertThat(second.verdict().tokenRemaining()).isEqualTo(100);
+
+        Verdict tooBig = reserve(limiter, 50, 60).verdict();                         // 900 + 110 > 1000
+        assertThat(tooBig.refusedBy()).isEqualTo(Limit.MODEL_TOKENS);
+        assertThat(tooBig.tokenRemaining()).isEqualTo(100);
+        Admission third = reserve(limiter, 50, 50);                                  // 900 + 100 = 1000
+        assertThat(third.verdict().tokenRemaining()).isZero();
+        assertThat(reserve(limiter, 0, 0).verdict().refusedBy()).isEqualTo(Limit.MODEL_TOKENS);   // reserves 1
+
+        first.complete(new Usage(300, 20, 0));                                       // 320 of 400: 80 back
+        second.abort();                                                              // all 500 back
+        third.complete(new Usage(50, 70, 0));                                        // 120 of 100: 20 more
+        assertThat(reserve(limiter, 0, 0).verdict().tokenRemaining()).isEqualTo(1000 - 320 - 120 - 1);
+    }
+
+    @Test
+    void anEstimateAboveTheLimitIsAdmittedOnlyWhileTheCounterIsZero() {
+        RateLimiter limiter = limiter("models.m.tpm=100", "token-admission=reserve");
+        Admission huge = reserve(limiter, 10, 5000);
+        assertThat(huge.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(huge.reservedTokens()).isEqualTo(100);                            // held at the model's TPM
+        assertThat(huge.verdict().tokenRemaining()).isZero();
+        assertThat(reserve(limiter, 10, 5000).verdict().refusedBy()).isEqualTo(Limit.MODEL_TOKENS);
+        huge.abort();
+
+        Admission small = reserve(limiter, 0, 1);
+        small.complete(new Usage(0, 1, 0));
+        assertThat(reserve(limiter, 10, 5000).verdict().refusedBy()).isEqualTo(Limit.MODEL_TOKENS);   // 1, not 0
+    }
+
+    @Test
+    void reservationsCountPerPoolInStrictMode() {
+        RateLimiter limiter = limiter("models.m.tpm=1000", "token-admission=reserve",
+                "reservation.prod=0.8", "reservation.dev=0.2", "saturation-threshold=0.5");
+        assertThat(limiter.admit("m", "dev", null, 0, 500).verdict().tokenRemaining()).isEqualTo(500);
+        Verdict dev = limiter.admit("m", "dev", null, 0, 1).verdict();               // strict: dev holds 500 of 200
+        assertThat(dev.refusedBy()).isEqualTo(Limit.POOL_TOKENS);
+        assertThat(dev.tokenLimit()).isEqualTo(200);
+        Verdict prod = limiter.admit("m", "prod", null, 0, 300).verdict();
+        assertThat(prod.tokenLimit()).isEqualTo(1000);
+        assertThat(prod.tokenRemaining()).isEqualTo(200);                             // pool 800 - 300, model 1000 - 800
+    }
+
+    @Test
+    void aCorrectionAfterTheWindowRolledChangesNoWindow() throws InterruptedException {
+        RateLimiter limiter = limiter("models.m.tpm=1000", "models.m.rpm=1000", "token-admission=reserve",
+                "window=" + rollingWindow());
+        Admission refunded = reserve(limiter, 0, 400);
+        Admission underestimated = reserve(limiter, 0, 300);
+        passWindow(limiter.policy().window());
+
+        Admission fresh = reserve(limiter, 0, 100);
+        assertThat(fresh.verdict().tokenRemaining()).isEqualTo(900);
+        refunded.abort();                                                            // would credit 400
+        underestimated.complete(new Usage(0, 900, 0));                               // would charge 600
+        assertThat(reserve(limiter, 0, 100).verdict().tokenRemaining()).isEqualTo(800);
+        fresh.complete(new Usage(0, 0, 0));                                          // 100 back, in this window
+        assertThat(reserve(limiter, 0, 1).verdict().tokenRemaining()).isEqualTo(1000 - 100 - 1);
+    }
+
+    @Test
+    void aCorrectionNeverTakesACounterBelowZero() {
+        CounterStore store = createStore();
+        stores.add(store);
+        DecisionPlan plan = new DecisionPlan("m", "prod", 1, 2, 0, 1000, 0, 800, true, 0.5, 60_000);
+        Verdict reserved = store.decide(plan, 100);
+        store.record(plan, -500, reserved.windowEnd());
+        assertThat(store.decide(plan, 1000).tokenRemaining()).isZero();                // admitted: both counters at 0
+        store.record(plan, -2000, reserved.windowEnd());
+        Verdict after = store.decide(plan, 1);
+        assertThat(after.admitted()).isTrue();
+        assertThat(after.tokenRemaining()).isEqualTo(999);
+    }
+
+    // window-mode=sliding (SPEC section 9)
+
+    @Test
+    void aFullQuotaAtTheEndOfAWindowIsNotGrantedAgainAtTheStartOfTheNext() throws InterruptedException {
+        RateLimiter limiter = limiter("models.m.rpm=10", "window-mode=sliding", "window=" + rollingWindow());
+        Duration window = limiter.policy().window();
+        assertThat(decide(limiter, "m", null).admitted()).isTrue();                 // the window starts
+        pass(window.multipliedBy(8).dividedBy(10));
+        Verdict last = null;
+        int late = 0;
+        for (Verdict verdict = decide(limiter, "m", null); verdict.admitted(); verdict = decide(limiter, "m", null)) {
+            last = verdict;
+            late++;
+        }
+        assertThat(late).isEqualTo(9);
+
+        pass(Duration.ofMillis(last.resetMillis() + 10));                           // just into the next window
+        Verdict refused = decide(limiter, "m", null);
+        assertThat(refused.refusedBy()).isEqualTo(Limit.MODEL_REQUESTS);           // a fixed window would admit 10
+        // 10 weighted by what is left of the span must fall to 9: after a tenth of the window
+        long clearsAt = window.toMillis() / 10 - 10;
+        assertThat(refused.retryAfterSeconds()).isEqualTo(Math.max(1, (clearsAt + 999) / 1000));
+
+        pass(window.dividedBy(2));                                                  // half of the old window still counts
+        assertThat(admitUntilRefused(limiter, "m", null, 100)).isEqualTo(5);
+    }
+
+    @Test
+    void aSlidingWindowTakesACorrectionIntoThePreviousWindow() throws InterruptedException {
+        RateLimiter limiter = limiter("models.m.tpm=100", "models.m.rpm=1000", "token-admission=reserve",
+                "window-mode=sliding", "window=" + rollingWindow());
+        Admission earlier = reserve(limiter, 0, 60);
+        pass(Duration.ofMillis(earlier.verdict().resetMillis() + 10));               // the next window
+        assertThat(reserve(limiter, 0, 100).verdict().refusedBy()).isEqualTo(Limit.MODEL_TOKENS);
+        earlier.abort();                                                             // refunded where it was reserved
+        Admission whole = reserve(limiter, 0, 100);
+        assertThat(whole.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(whole.verdict().tokenRemaining()).isZero();
     }
 
     private static <T> List<T> runConcurrently(int threads, ThreadTask<T> task) throws Exception {

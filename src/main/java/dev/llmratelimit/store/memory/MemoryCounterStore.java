@@ -4,15 +4,17 @@ import dev.llmratelimit.engine.CounterStore;
 import dev.llmratelimit.engine.DecisionPlan;
 import dev.llmratelimit.engine.DecisionRule;
 import dev.llmratelimit.engine.Verdict;
+import dev.llmratelimit.engine.WindowCounts;
 
 import java.time.Clock;
+import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 /**
  * Counters in this JVM's memory, one lock per model. State exists only for models the engine has
- * plans for (configured models); an expired window is reset in place, so memory is bounded by
- * configured models times their pools.
+ * plans for (configured models); windows roll in place, so memory is bounded by configured models
+ * times their pools.
  */
 public final class MemoryCounterStore implements CounterStore {
 
@@ -28,30 +30,41 @@ public final class MemoryCounterStore implements CounterStore {
     }
 
     @Override
-    public Verdict decide(DecisionPlan plan) {
+    public Verdict decide(DecisionPlan plan, long tokenEstimate) {
         ModelWindow window = windowOf(plan);
         long now = clock.millis();
         synchronized (window) {
-            window.rollIfExpired(now, plan.windowMillis());
+            window.roll(now, plan);
             int pool = plan.poolIndex();
-            Verdict verdict = DecisionRule.decide(plan, window.requests, window.tokens,
-                    window.poolRequests[pool], window.poolTokens[pool], window.end - now);
+            Counts current = window.current;
+            Counts previous = window.previous;
+            Verdict verdict = DecisionRule.decide(plan, new WindowCounts(
+                    current.requests, current.tokens, current.poolRequests[pool], current.poolTokens[pool],
+                    previous.requests, previous.tokens, previous.poolRequests[pool], previous.poolTokens[pool],
+                    window.end - now, window.end), tokenEstimate);
             if (verdict.admitted()) {
-                window.requests++;
-                window.poolRequests[pool]++;
+                current.requests++;
+                current.poolRequests[pool]++;
+                current.addTokens(pool, tokenEstimate);
             }
             return verdict;
         }
     }
 
     @Override
-    public void record(DecisionPlan plan, long tokens) {
+    public void record(DecisionPlan plan, long tokens, long windowEnd) {
         ModelWindow window = windowOf(plan);
         long now = clock.millis();
         synchronized (window) {
-            window.rollIfExpired(now, plan.windowMillis());
-            window.tokens += tokens;
-            window.poolTokens[plan.poolIndex()] += tokens;
+            if (windowEnd == LIVE_WINDOW) {
+                window.roll(now, plan);
+                window.current.addTokens(plan.poolIndex(), tokens);
+                return;
+            }
+            Counts target = window.countsOf(windowEnd, now, plan);
+            if (target != null) {
+                target.addTokens(plan.poolIndex(), tokens);
+            }
         }
     }
 
@@ -60,28 +73,71 @@ public final class MemoryCounterStore implements CounterStore {
         return window != null ? window : windows.computeIfAbsent(plan.model(), m -> new ModelWindow(plan.poolCount()));
     }
 
-    /** The live window of one model; guarded by its own monitor. */
-    private static final class ModelWindow {
-        long end = Long.MIN_VALUE;
+    /** The counters of one model in one window. */
+    private static final class Counts {
         long requests;
         long tokens;
         final long[] poolRequests;
         final long[] poolTokens;
 
-        ModelWindow(int pools) {
+        Counts(int pools) {
             poolRequests = new long[pools];
             poolTokens = new long[pools];
         }
 
-        void rollIfExpired(long now, long windowMillis) {
+        /** Adds (or with a negative count takes back) tokens, never below zero. */
+        void addTokens(int pool, long count) {
+            tokens = Math.max(0, tokens + count);
+            poolTokens[pool] = Math.max(0, poolTokens[pool] + count);
+        }
+
+        void clear() {
+            requests = 0;
+            tokens = 0;
+            Arrays.fill(poolRequests, 0);
+            Arrays.fill(poolTokens, 0);
+        }
+    }
+
+    /** The live and the previous window of one model; guarded by its own monitor. */
+    private static final class ModelWindow {
+        long end = Long.MIN_VALUE;
+        Counts current;
+        Counts previous;
+
+        ModelWindow(int pools) {
+            current = new Counts(pools);
+            previous = new Counts(pools);
+        }
+
+        /** Starts the window {@code now} lies in when the live one has ended (see {@link CounterStore}). */
+        void roll(long now, DecisionPlan plan) {
             if (now < end) {
                 return;
             }
-            end = now + windowMillis;
-            requests = 0;
-            tokens = 0;
-            java.util.Arrays.fill(poolRequests, 0);
-            java.util.Arrays.fill(poolTokens, 0);
+            long window = plan.windowMillis();
+            Counts ended = current;
+            current = previous;
+            current.clear();
+            previous = ended;
+            if (plan.slidingWindow() && now < end + window) {
+                end += window;
+            } else {
+                previous.clear();
+                end = now + window;
+            }
+        }
+
+        /** The counters of the window that ends at {@code windowEnd}, or {@code null} if it no longer counts. */
+        Counts countsOf(long windowEnd, long now, DecisionPlan plan) {
+            long window = plan.windowMillis();
+            if (windowEnd == end && (now < end || plan.slidingWindow() && now < end + window)) {
+                return current;
+            }
+            if (plan.slidingWindow() && windowEnd == end - window && now < end) {
+                return previous;
+            }
+            return null;
         }
     }
 }

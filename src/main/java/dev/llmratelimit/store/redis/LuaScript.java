@@ -29,12 +29,21 @@ final class LuaScript {
         this.sha = sha1Hex(source);
     }
 
-    static LuaScript fromResource(String name) {
+    /** One script made of these resources, joined in this order; it is named after the last. */
+    static LuaScript fromResources(String... names) {
+        StringBuilder source = new StringBuilder();
+        for (String name : names) {
+            source.append(read(name)).append('\n');
+        }
+        return new LuaScript(names[names.length - 1], source.toString());
+    }
+
+    private static String read(String name) {
         try (InputStream in = LuaScript.class.getResourceAsStream(name)) {
             if (in == null) {
                 throw new IllegalStateException("Missing script resource " + name);
             }
-            return new LuaScript(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("Cannot read script resource " + name, e);
         }

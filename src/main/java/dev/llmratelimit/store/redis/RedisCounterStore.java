@@ -6,6 +6,7 @@ import dev.llmratelimit.engine.DecisionRule;
 import dev.llmratelimit.engine.Limit;
 import dev.llmratelimit.engine.StoreUnavailableException;
 import dev.llmratelimit.engine.Verdict;
+import dev.llmratelimit.engine.WindowCounts;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.RedisException;
@@ -17,14 +18,15 @@ import java.util.concurrent.ConcurrentMap;
 
 /**
  * Counters in Redis, shared by every instance. A decision is one {@code decide.lua} call and a
- * recording one {@code record.lua} call: one round trip each, atomic on the server, timed by the
+ * recording or correction one {@code record.lua} call (each with {@code window.lua}, the window rule
+ * both share, in front): one round trip each, atomic on the server, timed by the
  * server's clock. Any Redisson failure (timeout, lost connection, shutdown) becomes a
  * {@link StoreUnavailableException}.
  */
 public final class RedisCounterStore implements CounterStore {
 
-    private static final LuaScript DECIDE = LuaScript.fromResource("decide.lua");
-    private static final LuaScript RECORD = LuaScript.fromResource("record.lua");
+    static final LuaScript DECIDE = LuaScript.fromResources("window.lua", "decide.lua");
+    static final LuaScript RECORD = LuaScript.fromResources("window.lua", "record.lua");
     private static final Limit[] LIMITS = Limit.values();
 
     private final RedissonClient client;
@@ -54,16 +56,17 @@ public final class RedisCounterStore implements CounterStore {
     }
 
     @Override
-    public Verdict decide(DecisionPlan plan) {
+    public Verdict decide(DecisionPlan plan, long tokenEstimate) {
         ModelKeys keys = keysOf(plan);
         List<Long> read;
         try {
-            read = DECIDE.run(script, RScript.ReturnType.MULTI, keys.key, keys.keys, keys.decideArgs);
+            read = DECIDE.run(script, RScript.ReturnType.MULTI, keys.key, keys.keys, keys.decideArgs(tokenEstimate));
         } catch (RedisException e) {
             throw unavailable(DECIDE, e);
         }
         // The script decided and counted; the verdict's figures come from the one Java rule.
-        Verdict verdict = DecisionRule.decide(plan, read.get(1), read.get(2), read.get(3), read.get(4), read.get(5));
+        Verdict verdict = DecisionRule.decide(plan, new WindowCounts(read.get(1), read.get(2), read.get(3), read.get(4),
+                read.get(5), read.get(6), read.get(7), read.get(8), read.get(9), read.get(10)), tokenEstimate);
         int refused = read.get(0).intValue();
         Limit scriptLimit = refused == 0 ? null : LIMITS[refused - 1];
         if (verdict.refusedBy() != scriptLimit) {
@@ -75,11 +78,11 @@ public final class RedisCounterStore implements CounterStore {
     }
 
     @Override
-    public void record(DecisionPlan plan, long tokens) {
+    public void record(DecisionPlan plan, long tokens, long windowEnd) {
         ModelKeys keys = keysOf(plan);
         try {
             RECORD.run(script, RScript.ReturnType.INTEGER, keys.key, keys.keys,
-                    keys.windowMillis, keys.poolTokenField, Long.toString(tokens));
+                    keys.windowMillis, keys.poolTokenField, Long.toString(tokens), Long.toString(windowEnd), keys.sliding);
         } catch (RedisException e) {
             throw unavailable(RECORD, e);
         }

@@ -24,4 +24,9 @@ class MemoryCounterStoreContractTest extends CounterStoreContract {
     protected void passWindow(Duration window) {
         clock.advance(window);
     }
+
+    @Override
+    protected void pass(Duration duration) {
+        clock.advance(duration);
+    }
 }

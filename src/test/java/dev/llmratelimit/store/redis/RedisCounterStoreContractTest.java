@@ -39,11 +39,16 @@ class RedisCounterStoreContractTest extends CounterStoreContract {
 
     @Override
     protected String rollingWindow() {
-        return "1s";
+        return "2s";
     }
 
     @Override
     protected void passWindow(Duration window) throws InterruptedException {
         Thread.sleep(window.toMillis() + 20);
+    }
+
+    @Override
+    protected void pass(Duration duration) throws InterruptedException {
+        Thread.sleep(duration.toMillis());
     }
 }

@@ -69,8 +69,8 @@ class RedisCounterStoreTest {
                 }
             }
         }
-        String decideSha = LuaScript.fromResource("decide.lua").sha();
-        String recordSha = LuaScript.fromResource("record.lua").sha();
+        String decideSha = RedisCounterStore.DECIDE.sha();
+        String recordSha = RedisCounterStore.RECORD.sha();
         // Redisson pings each pooled connection every 30 s to keep it alive; those are not ours.
         clientCommands.removeIf(command -> command.equals("\"PING\"") || command.equals("\"ping\""));
         assertThat(clientCommands).hasSize(2 * n);
@@ -108,6 +108,25 @@ class RedisCounterStoreTest {
     }
 
     @Test
+    void aSlidingWindowFollowsOnAndKeepsThePreviousCountersUntilTheyStopCounting() {
+        RedisServer server = REDIS.server();
+        DecisionPlan plan = new DecisionPlan("m", "prod", 1, 2, 10, 1000, 5, 500, true, 0.5, 1000, true);
+        Verdict first = store.decide(plan, 100);
+        assertThat((Long) server.call("PTTL", store.keyOf("m"))).isBetween(1001L, 2000L);   // one window more
+        assertThat(server.call("HMGET", store.keyOf("m"), "r", "t", "t:prod")).isEqualTo(List.of("1", "100", "100"));
+
+        sleep(first.resetMillis() + 20);
+        Verdict next = store.decide(plan, 50);
+        assertThat(next.windowEnd()).isEqualTo(first.windowEnd() + 1000);                      // no gap
+        assertThat(server.call("HMGET", store.keyOf("m"), "pr", "pt", "pr:prod", "pt:prod", "r", "t", "t:prod"))
+                .isEqualTo(List.of("1", "100", "1", "100", "1", "50", "50"));
+        store.record(plan, -30, first.windowEnd());                                            // into the previous window
+        store.record(plan, -500, next.windowEnd());                                            // clamped at 0
+        assertThat(server.call("HMGET", store.keyOf("m"), "pt", "pt:prod", "t", "t:prod"))
+                .isEqualTo(List.of("70", "70", "0", "0"));
+    }
+
+    @Test
     void aRecordingWithoutLiveWindowStartsOne() {
         DecisionPlan plan = new DecisionPlan("m", "prod", 1, 2, 10, 1000, 5, 500, true, 0.5, 60_000);
         store.record(plan, 400);
@@ -137,11 +156,26 @@ class RedisCounterStoreTest {
     /** Random traffic on three models gets the same verdicts from Redis as from the memory store. */
     @Test
     void verdictsEqualThoseOfTheMemoryStore() {
+        assertSameVerdictsAsMemory(store, false);
+    }
+
+    /** The same with reservations, refunds and corrections of random size. */
+    @Test
+    void reservedVerdictsEqualThoseOfTheMemoryStore() {
+        try (RedisCounterStore reserving = RedisCounterStore.create(RedisStoreSettings.parse(Map.of(
+                RedisStoreSettings.PREFIX + "address", REDIS.server().address(),
+                RedisStoreSettings.PREFIX + "key-prefix", "reserve:")))) {
+            assertSameVerdictsAsMemory(reserving, true);
+        }
+    }
+
+    private static void assertSameVerdictsAsMemory(RedisCounterStore redisStore, boolean reserve) {
         RateLimitPolicy policy = policy("models.both.rpm=60", "models.both.tpm=4000",
                 "models.requests.rpm=40", "models.tokens.tpm=3000",
-                "reservation.prod=0.6", "reservation.dev=0.3", "default-priority=0.1", "saturation-threshold=0.4");
+                "reservation.prod=0.6", "reservation.dev=0.3", "default-priority=0.1", "saturation-threshold=0.4",
+                "token-admission=" + (reserve ? "reserve" : "recorded"));
         RateLimiter memory = new RateLimiter(policy, new MemoryCounterStore());
-        RateLimiter redis = new RateLimiter(policy, store);
+        RateLimiter redis = new RateLimiter(policy, redisStore);
         Random random = new Random(42);
         String[] models = {"both", "requests", "tokens"};
         String[] priorities = {"prod", "dev", null, "unknown"};
@@ -149,12 +183,17 @@ class RedisCounterStoreTest {
         for (int i = 0; i < 600; i++) {
             String model = models[random.nextInt(models.length)];
             String priority = priorities[random.nextInt(priorities.length)];
-            Admission fromMemory = memory.admit(model, priority);
-            Admission fromRedis = redis.admit(model, priority);
+            long prompt = reserve ? random.nextInt(150) : 0;
+            long maxTokens = reserve && random.nextBoolean() ? random.nextInt(100) : RateLimiter.UNKNOWN_OUTPUT;
+            Admission fromMemory = memory.admit(model, priority, null, prompt, maxTokens);
+            Admission fromRedis = redis.admit(model, priority, null, prompt, maxTokens);
             assertThat(fromRedis.verdict()).as("decision %d", i)
-                    .usingRecursiveComparison().ignoringFields("resetMillis").isEqualTo(fromMemory.verdict());
+                    .usingRecursiveComparison().ignoringFields("resetMillis", "windowEnd").isEqualTo(fromMemory.verdict());
             if (fromRedis.outcome() == Admission.Outcome.REFUSED) {
                 refusedBy.add(fromRedis.verdict().refusedBy());
+            } else if (reserve && random.nextInt(4) == 0) {
+                fromMemory.abort();
+                fromRedis.abort();
             } else {
                 Usage usage = new Usage(random.nextInt(200), random.nextInt(100), 0);
                 fromMemory.complete(usage);

@@ -130,15 +130,15 @@ class RedisStoreFaultTest {
         }
 
         @Override
-        public Verdict decide(DecisionPlan plan) {
+        public Verdict decide(DecisionPlan plan, long tokenEstimate) {
             calls.incrementAndGet();
-            return delegate.decide(plan);
+            return delegate.decide(plan, tokenEstimate);
         }
 
         @Override
-        public void record(DecisionPlan plan, long tokens) {
+        public void record(DecisionPlan plan, long tokens, long windowEnd) {
             calls.incrementAndGet();
-            delegate.record(plan, tokens);
+            delegate.record(plan, tokens, windowEnd);
         }
     }
 }

@@ -1,0 +1,97 @@
+package dev.llmratelimit.store.redis;
+
+import dev.llmratelimit.engine.CallerCounter;
+import dev.llmratelimit.engine.CallerLimitStore;
+import dev.llmratelimit.engine.CallerPlan;
+import dev.llmratelimit.engine.CallerScope;
+import dev.llmratelimit.engine.CallerVerdict;
+import dev.llmratelimit.testsupport.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Four instances (each its own Redisson client) with 16 threads each against max-parallel-requests=8. */
+class RedisCallerParallelTest {
+
+    @RegisterExtension
+    static final RedisServerExtension REDIS = new RedisServerExtension();
+
+    private static final int INSTANCES = 4;
+    private static final int THREADS = 16;
+    private static final int CALLS_PER_THREAD = 5;
+    private static final int MAX_PARALLEL = 8;
+
+    @Test
+    void neverMoreThanTheLimitInFlightAcrossInstances() throws Exception {
+        CallerPlan plan = new CallerPlan(List.of(new CallerCounter(CallerScope.KEY, "sk-batch", 0, 0, MAX_PARALLEL)),
+                60_000, 600_000);
+        AtomicInteger inFlight = new AtomicInteger();
+        AtomicInteger maxInFlight = new AtomicInteger();
+        AtomicInteger completed = new AtomicInteger();
+        AtomicInteger refused = new AtomicInteger();
+        // Every call waits (bounded) until the limit was once reached, so reaching it is not left to luck.
+        CountDownLatch limitReached = new CountDownLatch(1);
+        List<CallerLimitStore> stores = new ArrayList<>();
+        ExecutorService threads = Executors.newFixedThreadPool(INSTANCES * THREADS);
+        try {
+            CountDownLatch start = new CountDownLatch(1);
+            List<Future<?>> running = new ArrayList<>();
+            for (int i = 0; i < INSTANCES; i++) {
+                CallerLimitStore store = RedisCallerLimitStore.create(RedisStoreSettings.parse(
+                        Map.of(RedisStoreSettings.PREFIX + "address", REDIS.server().address())));
+                stores.add(store);
+                for (int t = 0; t < THREADS; t++) {
+                    running.add(threads.submit(() -> {
+                        start.await();
+                        int done = 0;
+                        while (done < CALLS_PER_THREAD) {
+                            CallerVerdict verdict = store.acquire(plan);
+                            if (!verdict.admitted()) {
+                                refused.incrementAndGet();
+                                Thread.sleep(1);
+                                continue;
+                            }
+                            int now = inFlight.incrementAndGet();
+                            maxInFlight.accumulateAndGet(now, Math::max);
+                            if (now == MAX_PARALLEL) {
+                                limitReached.countDown();
+                            }
+                            limitReached.await(10, TimeUnit.SECONDS);
+                            Thread.sleep(2);
+                            inFlight.decrementAndGet();
+                            store.release(plan, verdict.hold());
+                            completed.incrementAndGet();
+                            done++;
+                        }
+                        return null;
+                    }));
+                }
+            }
+            start.countDown();
+            for (Future<?> future : running) {
+                future.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            threads.shutdownNow();
+            stores.forEach(CallerLimitStore::close);
+        }
+
+        assertThat(limitReached.getCount()).isZero();
+        assertThat(maxInFlight.get()).isEqualTo(MAX_PARALLEL);
+        assertThat(completed.get()).isEqualTo(INSTANCES * THREADS * CALLS_PER_THREAD);
+        assertThat(refused.get()).isPositive();
+        String slots = CallerKeys.slotsKey(CallerKeys.counterKey("llmrl:", plan.counters().get(0)));
+        assertThat(REDIS.server().call("ZCARD", slots)).isEqualTo(0L);
+    }
+}
