@@ -104,12 +104,6 @@ public final class BenchmarkRunner {
         double jsonBaseline = HttpOverhead.find(http, HttpOverhead.BASELINE, HttpOverhead.JSON).medianRequestsPerSecond();
         double memoryCost = 1 - HttpOverhead.find(http, HttpOverhead.MEMORY, HttpOverhead.JSON).medianRequestsPerSecond() / jsonBaseline;
         double redisCost = 1 - HttpOverhead.find(http, HttpOverhead.REDIS, HttpOverhead.JSON).medianRequestsPerSecond() / jsonBaseline;
-        BurstAccuracy.Result burst = accuracy.stream()
-                .filter(r -> r.mode().equals("recorded") && r.model().equals("acc-tpm") && r.arrival() == BurstAccuracy.Arrival.BURST)
-                .findFirst().orElseThrow();
-        int admitted = burst.admitted().stream().sorted().toList().get(burst.admitted().size() / 2);
-        double overshoot = Math.max(0, admitted * BurstAccuracy.TOKENS_PER_REQUEST - BurstAccuracy.TPM)
-                / (double) BurstAccuracy.TPM;
         return "An in-memory decision takes " + Report.fixed(ours.p50(), 0) + " ns (median, one thread), on average "
                 + Report.ratio(ours.average() / bucket4j.average()) + " the cost of two local Bucket4j buckets. "
                 + "On Redis a decision is one EVALSHA: its median latency is "
@@ -120,8 +114,11 @@ public final class BenchmarkRunner {
                 + " Bucket4j-on-Redisson's (two buckets). Behind the demo endpoint the filter costs "
                 + Report.percent(Math.max(0, memoryCost)) + " (memory) and " + Report.percent(Math.max(0, redisCost))
                 + " (Redis) of plain-JSON requests per second. Four instances on one Redis never admit a request over "
-                + "RPM; with `token-admission=recorded` a burst of " + BurstAccuracy.REQUESTS
-                + " simultaneous requests overshoots TPM by " + Report.percent(overshoot) + ".";
+                + "RPM; a burst of " + BurstAccuracy.REQUESTS + " simultaneous requests overshoots TPM by "
+                + Report.percent(BurstAccuracy.medianTokenOvershoot(accuracy, "recorded", BurstAccuracy.Arrival.BURST))
+                + " with `token-admission=recorded` and by "
+                + Report.percent(BurstAccuracy.medianTokenOvershoot(accuracy, "reserve", BurstAccuracy.Arrival.BURST))
+                + " with `token-admission=reserve`.";
     }
 
     private static void plotRedisLatency(List<RedisDecisionCost.Result> results, Path png) throws Exception {
