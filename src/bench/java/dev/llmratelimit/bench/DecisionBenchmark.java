@@ -1,0 +1,56 @@
+package dev.llmratelimit.bench;
+
+import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.RateLimiter;
+import dev.llmratelimit.store.memory.MemoryCounterStore;
+import dev.llmratelimit.testsupport.Policies;
+import io.github.bucket4j.Bandwidth;
+import io.github.bucket4j.Bucket;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+
+import java.time.Duration;
+
+/**
+ * One decision with the in-memory store, and what a Java user would wire by hand instead: two local
+ * Bucket4j buckets (Bucket4j debits every bandwidth of a bucket by the same amount, so requests
+ * and tokens need one bucket each). Limits are high enough that every decision admits.
+ */
+@State(Scope.Benchmark)
+public class DecisionBenchmark {
+
+    static final long RPM = 10_000_000_000L;
+    static final long TPM = 50_000_000_000L;
+
+    private RateLimiter limiter;
+    private Bucket requests;
+    private Bucket tokens;
+
+    @Setup
+    public void setUp() {
+        limiter = new RateLimiter(threePoolPolicy(), new MemoryCounterStore());
+        requests = Bucket.builder().addLimit(minuteLimit(RPM)).build();
+        tokens = Bucket.builder().addLimit(minuteLimit(TPM)).build();
+    }
+
+    static dev.llmratelimit.policy.RateLimitPolicy threePoolPolicy() {
+        return Policies.policy("models.gpt-4o.rpm=" + RPM, "models.gpt-4o.tpm=" + TPM,
+                "reservation.prod=0.5", "reservation.dev=0.2", "window=60s");
+    }
+
+    private static Bandwidth minuteLimit(long capacity) {
+        return Bandwidth.builder().capacity(capacity).refillGreedy(capacity, Duration.ofMinutes(1)).build();
+    }
+
+    @Benchmark
+    public Admission rateLimiter() {
+        return limiter.admit("gpt-4o", "prod", null);
+    }
+
+    @Benchmark
+    public boolean bucket4jTwoBuckets() {
+        return requests.tryConsume(1) && tokens.tryConsume(1);
+    }
+}

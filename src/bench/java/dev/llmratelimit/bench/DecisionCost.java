@@ -1,0 +1,98 @@
+package dev.llmratelimit.bench;
+
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.util.Statistics;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Part 1: the in-memory decision against two local Bucket4j buckets, under JMH, at 1 and 2 threads. */
+final class DecisionCost {
+
+    /**
+     * Per-call time of one benchmark at one thread count, in nanoseconds: percentiles from sampled
+     * calls, the average from timing whole iterations (no timer per call, no outlier dominates).
+     */
+    record Cost(String benchmark, int threads, double p50, double p99, double average) {
+    }
+
+    private final BenchSettings settings;
+
+    DecisionCost(BenchSettings settings) {
+        this.settings = settings;
+    }
+
+    List<Cost> measure() throws RunnerException {
+        List<Cost> costs = new ArrayList<>();
+        for (int threads : new int[] {1, 2}) {
+            for (String benchmark : List.of("rateLimiter", "bucket4jTwoBuckets")) {
+                costs.add(run(benchmark, threads));
+            }
+        }
+        return costs;
+    }
+
+    private Cost run(String benchmark, int threads) throws RunnerException {
+        Options options = new OptionsBuilder()
+                .include(DecisionBenchmark.class.getName() + "\\." + benchmark + "$")
+                .mode(Mode.SampleTime)
+                .mode(Mode.AverageTime)
+                .timeUnit(TimeUnit.NANOSECONDS)
+                .forks(settings.jmhForks())
+                .threads(threads)
+                .warmupIterations(settings.jmhWarmupSeconds())
+                .warmupTime(TimeValue.seconds(1))
+                .measurementIterations(settings.jmhMeasureSeconds())
+                .measurementTime(TimeValue.seconds(1))
+                .jvmArgs("-Xmx256m")
+                .shouldFailOnError(true)
+                .build();
+        Statistics sampled = null;
+        double average = Double.NaN;
+        for (RunResult result : new Runner(options).run()) {
+            if (result.getParams().getMode() == Mode.SampleTime) {
+                sampled = result.getPrimaryResult().getStatistics();
+            } else {
+                average = result.getPrimaryResult().getScore();
+            }
+        }
+        return new Cost(benchmark, threads, sampled.getPercentile(50), sampled.getPercentile(99), average);
+    }
+
+    static void write(Report report, List<Cost> costs) {
+        report.heading("1. Decision cost, in-memory store (JMH)")
+                .paragraph("One model with `rpm` and `tpm` and three pools (default, `prod` 50 %, `dev` 20 %); each call is "
+                        + "`RateLimiter.admit(\"gpt-4o\", \"prod\", null)`: plan lookup, saturation, model and pool checks, "
+                        + "counting. Bucket4j: two local buckets (requests and tokens, one greedy minute bandwidth each), "
+                        + "`requests.tryConsume(1) && tokens.tryConsume(1)`. Percentiles come from JMH sample mode (per-call "
+                        + "times, which include about 20-30 ns of timer overhead on both sides, at the timer's granularity), "
+                        + "the average from JMH average-time mode; at 2 threads both threads hit the same model (one lock) "
+                        + "and the same two buckets. Limits are high enough that every call admits.");
+        List<List<String>> rows = new ArrayList<>();
+        for (Cost cost : costs) {
+            Cost bucket4j = find(costs, "bucket4jTwoBuckets", cost.threads());
+            rows.add(List.of(cost.benchmark().equals("rateLimiter") ? "llm-ratelimit (memory)" : "Bucket4j, 2 local buckets",
+                    Integer.toString(cost.threads()), Report.fixed(cost.p50(), 0), Report.fixed(cost.p99(), 0),
+                    Report.fixed(cost.average(), 0), Report.ratio(cost.average() / bucket4j.average())));
+        }
+        report.table(List.of("decision", "threads", "p50 ns", "p99 ns", "average ns", "average vs Bucket4j"), rows);
+        Cost ours = find(costs, "rateLimiter", 1);
+        Cost theirs = find(costs, "bucket4jTwoBuckets", 1);
+        double ratio = ours.average() / theirs.average();
+        report.target("median decision <= 1 us on one thread", ours.p50() <= 1_000, Report.fixed(ours.p50(), 0) + " ns")
+                .target("within 2x of Bucket4j's cost on one thread (average)", ratio <= 2.0, Report.ratio(ratio))
+                .endTargets();
+    }
+
+    static Cost find(List<Cost> costs, String benchmark, int threads) {
+        return costs.stream().filter(c -> c.benchmark().equals(benchmark) && c.threads() == threads)
+                .findFirst().orElseThrow();
+    }
+}
