@@ -1,6 +1,9 @@
 package dev.llmratelimit.bench;
 
+import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.CallerPlan;
+import dev.llmratelimit.identity.Caller;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.store.memory.MemoryCounterStore;
 import dev.llmratelimit.testsupport.Policies;
@@ -25,12 +28,20 @@ public class DecisionBenchmark {
     static final long TPM = 50_000_000_000L;
 
     private RateLimiter limiter;
+    private RateLimitRuntime withCallerLimits;
+    private CallerPlan callerPlan;
     private Bucket requests;
     private Bucket tokens;
 
     @Setup
     public void setUp() {
         limiter = new RateLimiter(threePoolPolicy(), new MemoryCounterStore());
+        withCallerLimits = RateLimitRuntime.create(Policies.properties("models.gpt-4o.rpm=" + RPM,
+                "models.gpt-4o.tpm=" + TPM, "reservation.prod=0.5", "reservation.dev=0.2", "window=60s",
+                "principals.bench-key.team=bench-team", "principals.bench-key.rpm-limit=" + RPM,
+                "principals.bench-key.max-parallel-requests=1000000", "teams.bench-team.tpm-limit=" + TPM), null);
+        Caller caller = withCallerLimits.callerResolver().resolve(() -> "bench-key");
+        callerPlan = withCallerLimits.callerLimits().planFor(caller);
         requests = Bucket.builder().addLimit(minuteLimit(RPM)).build();
         tokens = Bucket.builder().addLimit(minuteLimit(TPM)).build();
     }
@@ -47,6 +58,17 @@ public class DecisionBenchmark {
     @Benchmark
     public Admission rateLimiter() {
         return limiter.admit("gpt-4o", "prod", null);
+    }
+
+    /**
+     * The same decision with per-caller limits on (key: requests and parallel slots, team: tokens):
+     * the caller acquisition, the decision, and giving the parallel slot back.
+     */
+    @Benchmark
+    public Admission rateLimiterWithCallerLimits() {
+        Admission admission = withCallerLimits.limiter().admit("gpt-4o", "prod", null, callerPlan);
+        admission.abort();
+        return admission;
     }
 
     @Benchmark
