@@ -7,11 +7,8 @@ import dev.llmratelimit.engine.CallerLimitType;
 import dev.llmratelimit.engine.CallerPlan;
 import dev.llmratelimit.engine.CallerRefusal;
 import dev.llmratelimit.engine.CallerVerdict;
-import dev.llmratelimit.engine.StoreUnavailableException;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.RedisException;
-import org.redisson.client.codec.StringCodec;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -32,31 +29,24 @@ public final class RedisCallerLimitStore implements CallerLimitStore {
     private static final LuaScript COMPENSATE = LuaScript.fromResources("caller-compensate.lua");
     private static final CallerLimitType[] TYPES = CallerLimitType.values();
 
-    private final RedissonClient client;
-    private final boolean ownsClient;
+    private final ScriptRunner redis;
     private final String keyPrefix;
-    private final RScript script;
     private final String instanceId = UUID.randomUUID().toString();
     private final AtomicLong nextSlot = new AtomicLong();
 
-    private RedisCallerLimitStore(RedissonClient client, boolean ownsClient, String keyPrefix) {
-        if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
-            throw new IllegalArgumentException("A key prefix with braces would break the hash tag: " + keyPrefix);
-        }
-        this.client = client;
-        this.ownsClient = ownsClient;
-        this.keyPrefix = keyPrefix;
-        this.script = client.getScript(StringCodec.INSTANCE);
+    private RedisCallerLimitStore(ScriptRunner redis) {
+        this.redis = redis;
+        this.keyPrefix = redis.keyPrefix();
     }
 
     /** A store on a client that the caller keeps and shuts down (the model store's, typically). */
     public static RedisCallerLimitStore using(RedissonClient client, String keyPrefix) {
-        return new RedisCallerLimitStore(client, false, keyPrefix);
+        return new RedisCallerLimitStore(ScriptRunner.using(client, keyPrefix));
     }
 
     /** A store with its own client, shut down by {@link #close()}. */
     public static RedisCallerLimitStore create(RedisStoreSettings settings) {
-        return new RedisCallerLimitStore(RedissonClientFactory.create(settings), true, settings.keyPrefix());
+        return new RedisCallerLimitStore(ScriptRunner.create(settings));
     }
 
     @Override
@@ -134,18 +124,10 @@ public final class RedisCallerLimitStore implements CallerLimitStore {
 
     @Override
     public void close() {
-        if (ownsClient) {
-            client.shutdown();
-        }
+        redis.close();
     }
 
     private <R> R run(LuaScript lua, RScript.ReturnType type, List<Object> keys, Object... args) {
-        try {
-            return lua.run(script, type, (String) keys.get(0), keys, args);
-        } catch (RedisException e) {
-            // Redisson's message can quote the arguments (caller names): only the class is kept.
-            throw new StoreUnavailableException("Redis did not answer " + lua.name()
-                    + " (" + e.getClass().getSimpleName() + ")", e);
-        }
+        return redis.run(lua, type, (String) keys.get(0), keys, args);
     }
 }

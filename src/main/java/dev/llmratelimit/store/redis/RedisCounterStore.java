@@ -9,8 +9,6 @@ import dev.llmratelimit.engine.Verdict;
 import dev.llmratelimit.engine.WindowCounts;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.RedisException;
-import org.redisson.client.codec.StringCodec;
 
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
@@ -29,41 +27,27 @@ public final class RedisCounterStore implements CounterStore {
     static final LuaScript RECORD = LuaScript.fromResources("window.lua", "record.lua");
     private static final Limit[] LIMITS = Limit.values();
 
-    private final RedissonClient client;
-    private final boolean ownsClient;
-    private final String keyPrefix;
-    private final RScript script;
+    private final ScriptRunner redis;
     private final ConcurrentMap<DecisionPlan, ModelKeys> keysByPlan = new ConcurrentHashMap<>();
 
-    private RedisCounterStore(RedissonClient client, boolean ownsClient, String keyPrefix) {
-        if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
-            throw new IllegalArgumentException("A key prefix with braces would break the hash tag: " + keyPrefix);
-        }
-        this.client = client;
-        this.ownsClient = ownsClient;
-        this.keyPrefix = keyPrefix;
-        this.script = client.getScript(StringCodec.INSTANCE);
+    private RedisCounterStore(ScriptRunner redis) {
+        this.redis = redis;
     }
 
     /** A store on a client that the caller keeps and shuts down. */
     public static RedisCounterStore using(RedissonClient client, String keyPrefix) {
-        return new RedisCounterStore(client, false, keyPrefix);
+        return new RedisCounterStore(ScriptRunner.using(client, keyPrefix));
     }
 
     /** A store with its own client, shut down by {@link #close()}. */
     public static RedisCounterStore create(RedisStoreSettings settings) {
-        return new RedisCounterStore(RedissonClientFactory.create(settings), true, settings.keyPrefix());
+        return new RedisCounterStore(ScriptRunner.create(settings));
     }
 
     @Override
     public Verdict decide(DecisionPlan plan, long tokenEstimate) {
         ModelKeys keys = keysOf(plan);
-        List<Long> read;
-        try {
-            read = DECIDE.run(script, RScript.ReturnType.MULTI, keys.key, keys.keys, keys.decideArgs(tokenEstimate));
-        } catch (RedisException e) {
-            throw unavailable(DECIDE, e);
-        }
+        List<Long> read = redis.run(DECIDE, RScript.ReturnType.MULTI, keys.key, keys.keys, keys.decideArgs(tokenEstimate));
         // The script decided and counted; the verdict's figures come from the one Java rule.
         Verdict verdict = DecisionRule.decide(plan, new WindowCounts(read.get(1), read.get(2), read.get(3), read.get(4),
                 read.get(5), read.get(6), read.get(7), read.get(8), read.get(9), read.get(10)), tokenEstimate);
@@ -80,37 +64,22 @@ public final class RedisCounterStore implements CounterStore {
     @Override
     public void record(DecisionPlan plan, long tokens, long windowEnd) {
         ModelKeys keys = keysOf(plan);
-        try {
-            RECORD.run(script, RScript.ReturnType.INTEGER, keys.key, keys.keys,
-                    keys.windowMillis, keys.poolTokenField, Long.toString(tokens), Long.toString(windowEnd), keys.sliding);
-        } catch (RedisException e) {
-            throw unavailable(RECORD, e);
-        }
+        redis.run(RECORD, RScript.ReturnType.INTEGER, keys.key, keys.keys,
+                keys.windowMillis, keys.poolTokenField, Long.toString(tokens), Long.toString(windowEnd), keys.sliding);
     }
 
     /** The key of a model's hash, as the scripts use it. */
     public String keyOf(String model) {
-        return ModelKeys.keyOf(keyPrefix, model);
+        return ModelKeys.keyOf(redis.keyPrefix(), model);
     }
 
     @Override
     public void close() {
-        if (ownsClient) {
-            client.shutdown();
-        }
+        redis.close();
     }
 
     private ModelKeys keysOf(DecisionPlan plan) {
         ModelKeys keys = keysByPlan.get(plan);
-        return keys != null ? keys : keysByPlan.computeIfAbsent(plan, p -> new ModelKeys(keyPrefix, p));
-    }
-
-    /**
-     * Redisson's own messages can quote the command's arguments (pool names are priority names,
-     * which SPEC section 5 keeps out of logs), so the message names only the exception's class.
-     */
-    private static StoreUnavailableException unavailable(LuaScript script, RedisException e) {
-        return new StoreUnavailableException("Redis did not answer " + script.name()
-                + " (" + e.getClass().getSimpleName() + ")", e);
+        return keys != null ? keys : keysByPlan.computeIfAbsent(plan, p -> new ModelKeys(redis.keyPrefix(), p));
     }
 }

@@ -6,16 +6,15 @@ import dev.llmratelimit.engine.CallerPlan;
 import dev.llmratelimit.engine.CallerScope;
 import dev.llmratelimit.engine.CallerVerdict;
 import dev.llmratelimit.testsupport.RedisServerExtension;
+import dev.llmratelimit.testsupport.StartTogether;
 import dev.llmratelimit.testsupport.RedisTestSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -43,16 +42,13 @@ class RedisCallerParallelTest {
         // Every call waits (bounded) until the limit was once reached, so reaching it is not left to luck.
         CountDownLatch limitReached = new CountDownLatch(1);
         List<CallerLimitStore> stores = new ArrayList<>();
-        ExecutorService threads = Executors.newFixedThreadPool(INSTANCES * THREADS);
+        StartTogether together = new StartTogether();
         try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<?>> running = new ArrayList<>();
             for (int i = 0; i < INSTANCES; i++) {
                 CallerLimitStore store = RedisCallerLimitStore.create(RedisTestSettings.forAddress(REDIS.server().address()));
                 stores.add(store);
                 for (int t = 0; t < THREADS; t++) {
-                    running.add(threads.submit(() -> {
-                        start.await();
+                    together.add(() -> {
                         int done = 0;
                         while (done < CALLS_PER_THREAD) {
                             CallerVerdict verdict = store.acquire(plan);
@@ -74,15 +70,11 @@ class RedisCallerParallelTest {
                             done++;
                         }
                         return null;
-                    }));
+                    });
                 }
             }
-            start.countDown();
-            for (Future<?> future : running) {
-                future.get(120, TimeUnit.SECONDS);
-            }
+            together.run(Duration.ofSeconds(120));
         } finally {
-            threads.shutdownNow();
             stores.forEach(CallerLimitStore::close);
         }
 

@@ -4,18 +4,15 @@ import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.policy.RateLimitPolicy;
 import dev.llmratelimit.testsupport.RedisServerExtension;
+import dev.llmratelimit.testsupport.StartTogether;
 import dev.llmratelimit.testsupport.RedisTestSettings;
 import dev.llmratelimit.usage.Usage;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static dev.llmratelimit.testsupport.Policies.policy;
@@ -47,13 +44,11 @@ class RedisReserveAcrossInstancesTest {
     void tokensAdmittedStayWithinTpmPlusTheEstimationErrorInFlight() throws Exception {
         RateLimitPolicy policy = policy("models.m.tpm=" + TPM, "token-admission=reserve");
         List<RedisCounterStore> stores = new ArrayList<>();
-        ExecutorService threads = Executors.newFixedThreadPool(INSTANCES * THREADS);
+        StartTogether together = new StartTogether();
         AtomicLong admitted = new AtomicLong();
         AtomicLong refused = new AtomicLong();
         AtomicLong tokensUsed = new AtomicLong();
         try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<?>> running = new ArrayList<>();
             for (int i = 0; i < INSTANCES; i++) {
                 // A generous timeout: a decision that timed out would be admitted unreserved (fail-open).
                 RedisCounterStore store = RedisCounterStore.create(RedisTestSettings.forAddress(REDIS.server().address()));
@@ -61,8 +56,7 @@ class RedisReserveAcrossInstancesTest {
                 RateLimiter instance = new RateLimiter(policy, store);
                 for (int t = 0; t < THREADS; t++) {
                     long error = error(i * THREADS + t);
-                    running.add(threads.submit(() -> {
-                        start.await();
+                    together.add(() -> {
                         for (int a = 0; a < ATTEMPTS; a++) {
                             Admission admission = instance.admit("m", null, null, PROMPT, MAX_TOKENS);
                             if (admission.outcome() != Admission.Outcome.ADMITTED) {
@@ -78,15 +72,11 @@ class RedisReserveAcrossInstancesTest {
                             tokensUsed.addAndGet(PROMPT + MAX_TOKENS + error);
                         }
                         return null;
-                    }));
+                    });
                 }
             }
-            start.countDown();
-            for (Future<?> future : running) {
-                future.get(120, TimeUnit.SECONDS);
-            }
+            together.run(Duration.ofSeconds(120));
         } finally {
-            threads.shutdownNow();
             stores.forEach(RedisCounterStore::close);
         }
 

@@ -4,18 +4,15 @@ import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.engine.Verdict;
 import dev.llmratelimit.policy.RateLimitPolicy;
 import dev.llmratelimit.testsupport.RedisServerExtension;
+import dev.llmratelimit.testsupport.StartTogether;
 import dev.llmratelimit.testsupport.RedisTestSettings;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 
 import static dev.llmratelimit.testsupport.Policies.policy;
@@ -39,32 +36,25 @@ class RedisSharedAcrossInstancesTest {
         RateLimitPolicy policy = policy("models.m.rpm=400", "reservation.prod=0.9", "reservation.dev=0.1",
                 "saturation-threshold=0.5");
         List<RedisCounterStore> stores = new ArrayList<>();
-        ExecutorService threads = Executors.newFixedThreadPool(INSTANCES * THREADS);
+        StartTogether together = new StartTogether();
         ConcurrentLinkedQueue<Decision> decisions = new ConcurrentLinkedQueue<>();
         try {
-            CountDownLatch start = new CountDownLatch(1);
-            List<Future<?>> running = new ArrayList<>();
             for (int i = 0; i < INSTANCES; i++) {
                 RedisCounterStore store = RedisCounterStore.create(RedisTestSettings.forAddress(REDIS.server().address()));
                 stores.add(store);
                 RateLimiter instance = new RateLimiter(policy, store);
                 for (int t = 0; t < THREADS; t++) {
                     String priority = t % 2 == 0 ? "prod" : "dev";
-                    running.add(threads.submit(() -> {
-                        start.await();
+                    together.add(() -> {
                         for (int a = 0; a < ATTEMPTS; a++) {
                             decisions.add(new Decision(priority, instance.admit("m", priority).verdict()));
                         }
                         return null;
-                    }));
+                    });
                 }
             }
-            start.countDown();
-            for (Future<?> future : running) {
-                future.get(60, TimeUnit.SECONDS);
-            }
+            together.run(Duration.ofSeconds(60));
         } finally {
-            threads.shutdownNow();
             stores.forEach(RedisCounterStore::close);
         }
 

@@ -1,0 +1,67 @@
+package dev.llmratelimit.store.redis;
+
+import dev.llmratelimit.engine.StoreUnavailableException;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisException;
+import org.redisson.client.codec.StringCodec;
+
+import java.util.List;
+
+/**
+ * What the Redis stores share: the Redisson client (shut down on close only when the store owns it),
+ * the key prefix, and the one way they run their scripts. Any Redisson failure becomes a
+ * {@link StoreUnavailableException}.
+ */
+final class ScriptRunner implements AutoCloseable {
+
+    private final RedissonClient client;
+    private final boolean ownsClient;
+    private final String keyPrefix;
+    private final RScript script;
+
+    private ScriptRunner(RedissonClient client, boolean ownsClient, String keyPrefix) {
+        if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
+            throw new IllegalArgumentException("A key prefix with braces would break the hash tag: " + keyPrefix);
+        }
+        this.client = client;
+        this.ownsClient = ownsClient;
+        this.keyPrefix = keyPrefix;
+        this.script = client.getScript(StringCodec.INSTANCE);
+    }
+
+    /** On a client that the caller keeps and shuts down. */
+    static ScriptRunner using(RedissonClient client, String keyPrefix) {
+        return new ScriptRunner(client, false, keyPrefix);
+    }
+
+    /** With its own client, shut down by {@link #close()}. */
+    static ScriptRunner create(RedisStoreSettings settings) {
+        return new ScriptRunner(RedissonClientFactory.create(settings), true, settings.keyPrefix());
+    }
+
+    String keyPrefix() {
+        return keyPrefix;
+    }
+
+    /**
+     * Runs a script on the node that owns {@code key}. Redisson's own messages can quote the
+     * arguments (pool and caller names, which logs must not show), so the failure names only the
+     * exception's class.
+     */
+    <R> R run(LuaScript lua, RScript.ReturnType type, String key, List<Object> keys, Object... args) {
+        try {
+            return lua.run(script, type, key, keys, args);
+        } catch (RedisException e) {
+            throw new StoreUnavailableException("Redis did not answer " + lua.name()
+                    + " (" + e.getClass().getSimpleName() + ")", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (ownsClient) {
+            client.shutdown();
+        }
+    }
+}
