@@ -1,5 +1,8 @@
 package dev.llmratelimit.testsupport;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -119,5 +122,17 @@ public final class RedisCluster implements AutoCloseable {
     @Override
     public void close() {
         nodes.forEach(RedisServer::close);
+    }
+
+    /**
+     * A Redisson YAML configuration for this cluster (its masters as seed nodes), written under
+     * {@code target/}, with a timeout generous enough for a loaded machine and no retries.
+     */
+    public Path writeRedissonConfig() throws IOException {
+        Path yaml = Files.createTempFile(Path.of("target"), "redisson-cluster", ".yaml");
+        StringBuilder text = new StringBuilder("clusterServersConfig:\n  timeout: 3000\n  retryAttempts: 0\n  nodeAddresses:\n");
+        nodes().subList(0, 3).forEach(n -> text.append("  - \"").append(n.address()).append("\"\n"));
+        Files.writeString(yaml, text);
+        return yaml;
     }
 }

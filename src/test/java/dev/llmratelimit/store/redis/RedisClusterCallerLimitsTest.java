@@ -15,7 +15,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RedissonClient;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -41,10 +40,7 @@ class RedisClusterCallerLimitsTest {
 
     @Test
     void keyUserAndTeamCountersWorkTogetherBesideTheModelsSlot() throws Exception {
-        Path yaml = Files.createTempFile(Path.of("target"), "redisson-cluster", ".yaml");
-        StringBuilder text = new StringBuilder("clusterServersConfig:\n  timeout: 1000\n  nodeAddresses:\n");
-        cluster.nodes().subList(0, 3).forEach(n -> text.append("  - \"").append(n.address()).append("\"\n"));
-        Files.writeString(yaml, text);
+        Path yaml = cluster.writeRedissonConfig();
         RedissonClient client = RedissonClientFactory.create(RedisStoreSettings.parse(
                 Map.of(RedisStoreSettings.PREFIX + "config-file", yaml.toString())));
         try {

@@ -10,7 +10,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,10 +39,7 @@ class RedisClusterStoreTest {
 
     @Test
     void decisionsSpreadOverSlotsAndResumeAfterAMasterFails() throws Exception {
-        Path yaml = Files.createTempFile(Path.of("target"), "redisson-cluster", ".yaml");
-        StringBuilder text = new StringBuilder("clusterServersConfig:\n  timeout: 3000\n  retryAttempts: 0\n  nodeAddresses:\n");
-        cluster.nodes().subList(0, 3).forEach(n -> text.append("  - \"").append(n.address()).append("\"\n"));
-        Files.writeString(yaml, text);
+        Path yaml = cluster.writeRedissonConfig();
         List<String> lines = new ArrayList<>(List.of("reservation.prod=0.5", "saturation-threshold=1"));
         IntStream.range(0, MODELS).forEach(i -> lines.add("models.model-" + i + ".rpm=3"));
         RateLimiter limiter;
