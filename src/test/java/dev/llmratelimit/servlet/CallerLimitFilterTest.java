@@ -1,10 +1,9 @@
 package dev.llmratelimit.servlet;
 
 import dev.llmratelimit.config.RateLimitRuntime;
-import dev.llmratelimit.demo.BearerKeyAuthFilter;
-import dev.llmratelimit.demo.EmbeddedTomcat;
 import dev.llmratelimit.engine.CallerCounter;
 import dev.llmratelimit.engine.CallerScope;
+import dev.llmratelimit.testsupport.FilterServer;
 import dev.llmratelimit.testsupport.Http;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -22,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import static dev.llmratelimit.testsupport.FilterServer.chat;
 import static dev.llmratelimit.testsupport.Policies.properties;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,7 +36,7 @@ class CallerLimitFilterTest {
 
     private static final ScriptedChatServlet APP = new ScriptedChatServlet();
     private static RateLimitRuntime runtime;
-    private static EmbeddedTomcat tomcat;
+    private static FilterServer server;
     private static Http http;
 
     @BeforeAll
@@ -51,22 +51,14 @@ class CallerLimitFilterTest {
         }
         lines.add("models.counted.rpm=100");
         runtime = RateLimitRuntime.create(properties(lines.toArray(String[]::new)), null);
-        tomcat = new EmbeddedTomcat(0)
-                .filter("auth", new BearerKeyAuthFilter(Map.of("sk-alice", "alice", "sk-bob", "bob",
-                        "sk-carol", "carol", "sk-dave", "dave", "sk-erin", "erin", "sk-zoe", "zoe")), "/*")
-                .filter("llm-ratelimit", new RateLimitFilter(runtime), "/*")
-                .servlet("chat", APP, "/v1/chat/completions");
-        http = new Http(tomcat.start());
+        server = new FilterServer(runtime, Map.of("sk-alice", "alice", "sk-bob", "bob",
+                        "sk-carol", "carol", "sk-dave", "dave", "sk-erin", "erin", "sk-zoe", "zoe"), APP, "/v1/chat/completions");
+        http = server.http();
     }
 
     @AfterAll
     static void stop() throws Exception {
-        tomcat.close();
-        runtime.close();
-    }
-
-    private static String chat(String model) {
-        return "{\"model\":\"" + model + "\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}";
+        server.close();
     }
 
     private static String hashOf(String key) {
@@ -141,7 +133,7 @@ class CallerLimitFilterTest {
     @Test
     void theSlotIsGivenBackWhenTheClientHangsUpMidStream() throws Exception {
         byte[] bytes = "{\"model\":\"disconnect\",\"stream\":true}".getBytes(StandardCharsets.UTF_8);
-        try (Socket socket = new Socket("127.0.0.1", tomcat.port())) {
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
             socket.getOutputStream().write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                     + "Authorization: Bearer sk-alice\r\nContent-Type: application/json\r\nContent-Length: "
                     + bytes.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));

@@ -1,8 +1,7 @@
 package dev.llmratelimit.servlet;
 
 import dev.llmratelimit.config.RateLimitRuntime;
-import dev.llmratelimit.demo.BearerKeyAuthFilter;
-import dev.llmratelimit.demo.EmbeddedTomcat;
+import dev.llmratelimit.testsupport.FilterServer;
 import dev.llmratelimit.testsupport.Http;
 import dev.llmratelimit.usage.TokenCounter;
 import org.junit.jupiter.api.AfterAll;
@@ -21,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import static dev.llmratelimit.testsupport.FilterServer.chat;
 import static dev.llmratelimit.testsupport.Policies.properties;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,7 +32,7 @@ class FilterBehaviourTest {
 
     private static final ScriptedChatServlet APP = new ScriptedChatServlet();
     private static RateLimitRuntime runtime;
-    private static EmbeddedTomcat tomcat;
+    private static FilterServer server;
     private static Http http;
 
     @BeforeAll
@@ -44,21 +44,14 @@ class FilterBehaviourTest {
         Map<String, String> config = properties(lines.toArray(String[]::new));
         config.put("llm.ratelimit.principals.alice.priority", "prod");
         runtime = RateLimitRuntime.create(config, null);
-        tomcat = new EmbeddedTomcat(0)
-                .filter("auth", new BearerKeyAuthFilter(Map.of("sk-alice", "alice")), "/*")
-                .filter("llm-ratelimit", new RateLimitFilter(runtime), "/*")
-                .servlet("chat", APP, "/v1/chat/completions", "/chat/completions", "/other");
-        http = new Http(tomcat.start());
+        server = new FilterServer(runtime, Map.of("sk-alice", "alice"), APP,
+                "/v1/chat/completions", "/chat/completions", "/other");
+        http = server.http();
     }
 
     @AfterAll
     static void stop() throws Exception {
-        tomcat.close();
-        runtime.close();
-    }
-
-    private static String chat(String model) {
-        return "{\"model\":\"" + model + "\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}";
+        server.close();
     }
 
     /** Tokens used so far for the model, read from the headers of a probe that records none itself. */
@@ -202,7 +195,7 @@ class FilterBehaviourTest {
     void aClientThatHangsUpMidStreamIsChargedPromptAndStreamedTokens() throws Exception {
         String body = "{\"model\":\"disconnect\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"Tell me a story\"}]}";
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        try (Socket socket = new Socket("127.0.0.1", tomcat.port())) {
+        try (Socket socket = new Socket("127.0.0.1", server.port())) {
             socket.getOutputStream().write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                     + "Authorization: Bearer sk-alice\r\nContent-Type: application/json\r\nContent-Length: "
                     + bytes.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));

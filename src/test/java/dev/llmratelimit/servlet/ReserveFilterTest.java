@@ -4,14 +4,15 @@ import com.knuddels.jtokkit.Encodings;
 import com.knuddels.jtokkit.api.Encoding;
 import com.knuddels.jtokkit.api.EncodingType;
 import dev.llmratelimit.config.RateLimitRuntime;
-import dev.llmratelimit.demo.EmbeddedTomcat;
 import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.testsupport.FilterServer;
 import dev.llmratelimit.testsupport.Http;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.net.http.HttpResponse;
+import java.util.Map;
 
 import static dev.llmratelimit.testsupport.Policies.properties;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,23 +25,20 @@ class ReserveFilterTest {
     private static final Encoding CL100K = Encodings.newDefaultEncodingRegistry().getEncoding(EncodingType.CL100K_BASE);
 
     private static RateLimitRuntime runtime;
-    private static EmbeddedTomcat tomcat;
+    private static FilterServer server;
     private static Http http;
 
     @BeforeAll
     static void start() throws Exception {
         runtime = RateLimitRuntime.create(properties("token-admission=reserve", "models.plain.tpm=" + TPM,
                 "models.no-usage.tpm=" + TPM, "models.error-status.tpm=" + TPM, "models.throws.tpm=" + TPM), null);
-        tomcat = new EmbeddedTomcat(0)
-                .filter("llm-ratelimit", new RateLimitFilter(runtime), "/*")
-                .servlet("chat", new ScriptedChatServlet(), "/v1/chat/completions");
-        http = new Http(tomcat.start());
+        server = new FilterServer(runtime, Map.of(), new ScriptedChatServlet(), "/v1/chat/completions");
+        http = server.http();
     }
 
     @AfterAll
     static void stop() throws Exception {
-        tomcat.close();
-        runtime.close();
+        server.close();
     }
 
     private static long tokens(String text) {
