@@ -4,6 +4,7 @@ import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.engine.CallerCounter;
 import dev.llmratelimit.engine.CallerScope;
 import dev.llmratelimit.testsupport.FilterServer;
+import dev.llmratelimit.testsupport.HangingUpClient;
 import dev.llmratelimit.testsupport.Http;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -133,18 +134,7 @@ class CallerLimitFilterTest {
     @Test
     void theSlotIsGivenBackWhenTheClientHangsUpMidStream() throws Exception {
         byte[] bytes = "{\"model\":\"disconnect\",\"stream\":true}".getBytes(StandardCharsets.UTF_8);
-        try (Socket socket = new Socket("127.0.0.1", server.port())) {
-            socket.getOutputStream().write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                    + "Authorization: Bearer sk-alice\r\nContent-Type: application/json\r\nContent-Length: "
-                    + bytes.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            socket.getOutputStream().write(bytes);
-            socket.getOutputStream().flush();
-            BufferedReader reader = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
-            String line;
-            while ((line = reader.readLine()) != null && !line.contains("Hello")) {
-                // headers and chunk sizes
-            }
-            assertThat(line).contains("\"content\":\"Hello\"");
+        try (Socket hangingUp = HangingUpClient.postAndReadUntil(server.port(), "sk-alice", bytes, "\"content\":\"Hello\"")) {
             assertThat(http.chat("sk-alice", chat("plain")).statusCode()).isEqualTo(429);   // still in flight
         }
         APP.clientHungUp.countDown();

@@ -2,6 +2,7 @@ package dev.llmratelimit.servlet;
 
 import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.testsupport.FilterServer;
+import dev.llmratelimit.testsupport.HangingUpClient;
 import dev.llmratelimit.testsupport.Http;
 import dev.llmratelimit.usage.TokenCounter;
 import org.junit.jupiter.api.AfterAll;
@@ -11,7 +12,6 @@ import org.junit.jupiter.api.Test;
 import java.io.BufferedReader;
 import java.io.InputStream;
 import java.io.InputStreamReader;
-import java.net.Socket;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -195,19 +195,7 @@ class FilterBehaviourTest {
     void aClientThatHangsUpMidStreamIsChargedPromptAndStreamedTokens() throws Exception {
         String body = "{\"model\":\"disconnect\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"Tell me a story\"}]}";
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        try (Socket socket = new Socket("127.0.0.1", server.port())) {
-            socket.getOutputStream().write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                    + "Authorization: Bearer sk-alice\r\nContent-Type: application/json\r\nContent-Length: "
-                    + bytes.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            socket.getOutputStream().write(bytes);
-            socket.getOutputStream().flush();
-            BufferedReader reader = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
-            String line;
-            while ((line = reader.readLine()) != null && !line.contains("Hello")) {
-                // headers and chunk sizes
-            }
-            assertThat(line).contains("\"content\":\"Hello\"");
-        }
+        HangingUpClient.postAndReadUntil(server.port(), "sk-alice", bytes, "\"content\":\"Hello\"").close();
         APP.clientHungUp.countDown();
         assertThat(APP.streamEnded.await(30, TimeUnit.SECONDS)).isTrue();
 
