@@ -3,11 +3,7 @@ package dev.llmratelimit.store.redis;
 import dev.llmratelimit.engine.CallerLimitStore;
 import dev.llmratelimit.store.CallerLimitStoreContract;
 import dev.llmratelimit.testsupport.RedisServerExtension;
-import dev.llmratelimit.testsupport.RedisTestSettings;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.redisson.api.RedissonClient;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -17,22 +13,11 @@ class RedisCallerLimitStoreContractTest extends CallerLimitStoreContract {
     @RegisterExtension
     static final RedisServerExtension REDIS = new RedisServerExtension();
 
-    private static RedissonClient client;
     private static final AtomicInteger STORES = new AtomicInteger();
-
-    @BeforeAll
-    static void connect() {
-        client = RedissonClientFactory.create(RedisTestSettings.forAddress(REDIS.server().address()));
-    }
-
-    @AfterAll
-    static void disconnect() {
-        client.shutdown();
-    }
 
     @Override
     protected CallerLimitStore createStore() {
-        return RedisCallerLimitStore.using(client, "callers" + STORES.incrementAndGet() + ":");
+        return RedisCallerLimitStore.using(REDIS.client(), "callers" + STORES.incrementAndGet() + ":");
     }
 
     @Override

@@ -3,11 +3,7 @@ package dev.llmratelimit.store.redis;
 import dev.llmratelimit.engine.CounterStore;
 import dev.llmratelimit.store.CounterStoreContract;
 import dev.llmratelimit.testsupport.RedisServerExtension;
-import dev.llmratelimit.testsupport.RedisTestSettings;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.redisson.api.RedissonClient;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,23 +14,12 @@ class RedisCounterStoreContractTest extends CounterStoreContract {
     @RegisterExtension
     static final RedisServerExtension REDIS = new RedisServerExtension();
 
-    private static RedissonClient client;
     private static final AtomicInteger STORES = new AtomicInteger();
-
-    @BeforeAll
-    static void connect() {
-        client = RedissonClientFactory.create(RedisTestSettings.forAddress(REDIS.server().address()));
-    }
-
-    @AfterAll
-    static void disconnect() {
-        client.shutdown();
-    }
 
     /** Each store gets its own key prefix, so it starts empty. */
     @Override
     protected CounterStore createStore() {
-        return RedisCounterStore.using(client, "contract" + STORES.incrementAndGet() + ":");
+        return RedisCounterStore.using(REDIS.client(), "contract" + STORES.incrementAndGet() + ":");
     }
 
     @Override
