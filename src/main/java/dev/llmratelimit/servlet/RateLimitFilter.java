@@ -23,6 +23,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
+import java.util.Optional;
 
 /**
  * The filter in front of chat-completion endpoints. It only translates HTTP to the engine and back:
@@ -119,18 +120,31 @@ public class RateLimitFilter implements Filter {
             JsonErrors.write(response, 400, JsonErrors.INVALID_REQUEST, "invalid_request", e.getMessage());
             return;
         }
-        Exchange exchange;
+        Admission admission;
         try {
-            exchange = admit(request, response, chat, body, json);
+            admission = admit(request, chat, json);
         } catch (RuntimeException e) {
             INTERNAL_FAILURES.log("Rate limiting failed; request passed through unlimited", e);
             chain.doFilter(new BufferedBodyRequest(request, body, null), response);
             return;
         }
-        if (exchange == null) {
-            return;
+        if (!admission.permitsCall()) {
+            refuse(response, admission);
+        } else if (admission.outcome() == Admission.Outcome.UNLIMITED) {
+            chain.doFilter(new BufferedBodyRequest(request, body, null), response);   // untouched: nothing to count
+        } else {
+            run(request, response, chain, admission, chat, body);
         }
-        BufferedBodyRequest forwarded = new BufferedBodyRequest(request, forwardedBody(chat, body), exchange);
+    }
+
+    /** Calls the application with the admitted request and a response that records its usage. */
+    private void run(HttpServletRequest request, HttpServletResponse response, FilterChain chain, Admission admission,
+                     ChatRequest chat, byte[] body) throws IOException, ServletException {
+        Optional<byte[]> askingForUsage = runtime.settings().injectStreamUsage() && chat.stream() && !chat.includeUsage()
+                ? IncludeUsageRewriter.withIncludeUsage(body, body.length) : Optional.empty();
+        RateLimitHeaders.forwarded(response, admission);
+        Exchange exchange = new Exchange(admission, chat, body, response, askingForUsage.isPresent());
+        BufferedBodyRequest forwarded = new BufferedBodyRequest(request, askingForUsage.orElse(body), exchange);
         try {
             chain.doFilter(forwarded, exchange.response());
         } catch (IOException | ServletException | RuntimeException | Error e) {
@@ -142,32 +156,14 @@ public class RateLimitFilter implements Filter {
         }
     }
 
-    /**
-     * Decides; answers a refusal itself (returning {@code null}) or returns the exchange to run.
-     * The prompt is tokenized only when {@code token-admission=reserve} needs it for this model.
-     */
-    private Exchange admit(HttpServletRequest request, HttpServletResponse response, ChatRequest chat, byte[] body,
-                           byte[] json) throws IOException {
+    /** Decides; the prompt is tokenized only when {@code token-admission=reserve} needs it for this model. */
+    private Admission admit(HttpServletRequest request, ChatRequest chat, byte[] json) {
         Caller caller = runtime.callerResolver().resolve(request.getUserPrincipal());
         RateLimiter limiter = runtime.limiter();
         long promptTokens = limiter.needsPromptTokens(chat.model())
                 ? TokenCounter.forModel(chat.model()).promptTokens(json, json.length) : 0;
-        Admission admission = limiter.admit(chat.model(), caller.teamPriority(), caller.ownPriority(),
+        return limiter.admit(chat.model(), caller.teamPriority(), caller.ownPriority(),
                 promptTokens, chat.maxTokens(), runtime.callerLimits().planFor(caller));
-        if (!admission.permitsCall()) {
-            refuse(response, admission);
-            return null;
-        }
-        RateLimitHeaders.forwarded(response, admission);
-        return new Exchange(admission, chat, body, response, injectsStreamUsage(chat));
-    }
-
-    private boolean injectsStreamUsage(ChatRequest chat) {
-        return runtime.settings().injectStreamUsage() && chat.stream() && !chat.includeUsage();
-    }
-
-    private byte[] forwardedBody(ChatRequest chat, byte[] body) {
-        return injectsStreamUsage(chat) ? IncludeUsageRewriter.withIncludeUsage(body, body.length).orElse(body) : body;
     }
 
     private static void refuse(HttpServletResponse response, Admission admission) throws IOException {

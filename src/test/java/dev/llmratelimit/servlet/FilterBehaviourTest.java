@@ -172,6 +172,17 @@ class FilterBehaviourTest {
     }
 
     @Test
+    void aRequestForAnUnconfiguredModelPassesUntouched() {
+        String body = "{\"model\":\"not-configured\",\"stream\":true}";
+        HttpResponse<String> response = http.chat("sk-alice", body);
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(new String(APP.receivedBytes.get(), StandardCharsets.UTF_8)).isEqualTo(body);
+        assertThat(Http.header(response, "x-ratelimit-priority")).isNull();
+        assertThat(response.body()).isEqualTo("{\"id\":\"1\",\"choices\":[]," + ScriptedChatServlet.USAGE_30 + "}");
+    }
+
+    @Test
     void aStreamReachesTheClientChunkByChunk() throws Exception {
         HttpResponse<InputStream> response = Http.send(http.request("/v1/chat/completions", "sk-alice")
                         .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"incremental\",\"stream\":true,"
