@@ -144,7 +144,13 @@ public final class RateLimiter {
                     policy.mode() == EnforcementMode.SHADOW, policy.rateLimitType());
         }
         CallerTicket ticket = new CallerTicket(callerPlan, callerVerdict.hold(), callerStore);
-        Admission admission = admit(model, preferred, fallback, promptTokens, maxOutputTokens);
+        Admission admission;
+        try {
+            admission = admit(model, preferred, fallback, promptTokens, maxOutputTokens);
+        } catch (RuntimeException e) {
+            ticket.compensate();                    // a failing model store must not keep the caller's slot
+            throw e;
+        }
         Admission.Outcome outcome = admission.outcome();
         if (outcome == Admission.Outcome.ADMITTED || outcome == Admission.Outcome.STORE_FAILED_OPEN) {
             return admission.holding(ticket);

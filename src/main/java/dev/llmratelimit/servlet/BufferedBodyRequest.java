@@ -15,7 +15,9 @@ import java.io.InputStreamReader;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.Collections;
+import java.util.ArrayList;
 import java.util.Enumeration;
+import java.util.List;
 
 /**
  * The request as the application sees it: the body the filter read once, served again through
@@ -67,13 +69,18 @@ final class BufferedBodyRequest extends HttpServletRequestWrapper {
 
     @Override
     public String getHeader(String name) {
-        return isContentLength(name) ? Integer.toString(body.length) : super.getHeader(name);
+        if (isContentLength(name)) {
+            return Integer.toString(body.length);
+        }
+        return hidesEncoding(name) ? null : super.getHeader(name);
     }
 
     @Override
     public Enumeration<String> getHeaders(String name) {
-        return isContentLength(name) ? Collections.enumeration(java.util.List.of(Integer.toString(body.length)))
-                : super.getHeaders(name);
+        if (isContentLength(name)) {
+            return Collections.enumeration(List.of(Integer.toString(body.length)));
+        }
+        return hidesEncoding(name) ? Collections.emptyEnumeration() : super.getHeaders(name);
     }
 
     @Override
@@ -94,6 +101,30 @@ final class BufferedBodyRequest extends HttpServletRequestWrapper {
             context.addListener(exchange);
         }
         return context;
+    }
+
+    @Override
+    public Enumeration<String> getHeaderNames() {
+        if (exchange == null) {
+            return super.getHeaderNames();
+        }
+        List<String> names = new ArrayList<>();
+        for (Enumeration<String> all = super.getHeaderNames(); all.hasMoreElements(); ) {
+            String name = all.nextElement();
+            if (!"accept-encoding".equalsIgnoreCase(name)) {
+                names.add(name);
+            }
+        }
+        return Collections.enumeration(names);
+    }
+
+    /**
+     * A measured request hides {@code Accept-Encoding} from the application: a body it compressed
+     * itself would carry no readable usage, so a client could choose not to be charged. Compression
+     * by the container, after the filter, is unaffected.
+     */
+    private boolean hidesEncoding(String name) {
+        return exchange != null && "accept-encoding".equalsIgnoreCase(name);
     }
 
     private static boolean isContentLength(String name) {

@@ -16,13 +16,25 @@ final class DeclaredCharset {
     }
 
     static byte[] toUtf8(byte[] body, String declared) {
+        Charset charset = nonUtf(declared);
+        return charset == null ? body : new String(body, charset).getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The way back: UTF-8 bytes (a body the filter changed) in the charset the client declared. */
+    static byte[] fromUtf8(byte[] utf8, String declared) {
+        Charset charset = nonUtf(declared);
+        return charset == null ? utf8 : new String(utf8, StandardCharsets.UTF_8).getBytes(charset);
+    }
+
+    /** The declared charset when it is not a UTF (nor unknown), else {@code null}. */
+    private static Charset nonUtf(String declared) {
         if (declared == null || declared.regionMatches(true, 0, "UTF-", 0, 4)) {
-            return body;
+            return null;
         }
         try {
-            return new String(body, Charset.forName(declared.trim())).getBytes(StandardCharsets.UTF_8);
+            return Charset.forName(declared.trim());
         } catch (IllegalCharsetNameException | UnsupportedCharsetException e) {
-            return body;
+            return null;
         }
     }
 }

@@ -130,20 +130,23 @@ public class RateLimitFilter implements Filter {
         }
         if (!admission.permitsCall()) {
             refuse(response, admission);
-        } else if (admission.outcome() == Admission.Outcome.UNLIMITED) {
-            chain.doFilter(new BufferedBodyRequest(request, body, null), response);   // untouched: nothing to count
+        } else if (admission.plan() == null) {
+            // An unconfigured model (also one that shadow mode lets through): untouched, nothing to count.
+            chain.doFilter(new BufferedBodyRequest(request, body, null), response);
         } else {
-            run(request, response, chain, admission, chat, body);
+            run(request, response, chain, admission, chat, body, json);
         }
     }
 
     /** Calls the application with the admitted request and a response that records its usage. */
     private void run(HttpServletRequest request, HttpServletResponse response, FilterChain chain, Admission admission,
-                     ChatRequest chat, byte[] body) throws IOException, ServletException {
+                     ChatRequest chat, byte[] body, byte[] json) throws IOException, ServletException {
         Optional<byte[]> askingForUsage = runtime.settings().injectStreamUsage() && chat.stream() && !chat.includeUsage()
-                ? IncludeUsageRewriter.withIncludeUsage(body, body.length) : Optional.empty();
+                ? IncludeUsageRewriter.withIncludeUsage(json, json.length)
+                        .map(rewritten -> DeclaredCharset.fromUtf8(rewritten, request.getCharacterEncoding()))
+                : Optional.empty();
         RateLimitHeaders.forwarded(response, admission);
-        Exchange exchange = new Exchange(admission, chat, body, response, askingForUsage.isPresent());
+        Exchange exchange = new Exchange(admission, chat, json, response, askingForUsage.isPresent());
         BufferedBodyRequest forwarded = new BufferedBodyRequest(request, askingForUsage.orElse(body), exchange);
         try {
             chain.doFilter(forwarded, exchange.response());

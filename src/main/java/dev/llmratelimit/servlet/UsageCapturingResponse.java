@@ -27,6 +27,7 @@ final class UsageCapturingResponse extends HttpServletResponseWrapper {
     private ResponseBodyObserver observer;
     private ObservedOutputStream stream;
     private PrintWriter writer;
+    private Charset writerCharset;
     private volatile boolean clientFailed;
     private boolean bodyFinished;
 
@@ -53,10 +54,28 @@ final class UsageCapturingResponse extends HttpServletResponseWrapper {
                 throw new IllegalStateException("getOutputStream() has already been called for this response");
             }
             String encoding = getCharacterEncoding();
-            Charset charset = encoding == null ? StandardCharsets.ISO_8859_1 : Charset.forName(encoding);
-            writer = new PrintWriter(new OutputStreamWriter(stream(), charset));
+            writerCharset = encoding == null ? StandardCharsets.ISO_8859_1 : Charset.forName(encoding);
+            // As the container does when it hands out a writer: the Content-Type names the charset.
+            super.setCharacterEncoding(writerCharset.name());
+            writer = new PrintWriter(new OutputStreamWriter(stream(), writerCharset));
         }
         return writer;
+    }
+
+    /** After {@link #getWriter()} the charset is fixed, as the Servlet specification says. */
+    @Override
+    public void setCharacterEncoding(String charset) {
+        if (writer == null) {
+            super.setCharacterEncoding(charset);
+        }
+    }
+
+    @Override
+    public void setContentType(String type) {
+        super.setContentType(type);
+        if (writer != null) {
+            super.setCharacterEncoding(writerCharset.name());
+        }
     }
 
     @Override
