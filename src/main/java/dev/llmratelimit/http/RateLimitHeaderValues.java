@@ -26,11 +26,14 @@ public final class RateLimitHeaderValues {
                     + refusal.type().label().replace('_', '-') + "; retry-after=" + refusal.retryAfterSeconds());
             return;
         }
-        Verdict verdict = admission.verdict();
-        if (verdict == null) {
+        if (admission.plan() == null) {
             return;
         }
         header.accept(PRIORITY, admission.plan().pool());
+        Verdict verdict = admission.verdict();
+        if (verdict == null) {
+            return;                                  // fail-open: the pool is known, the figures are not
+        }
         limits(verdict, header);
         if (admission.isShadow()) {
             header.accept(SHADOW_DECISION, verdict.admitted() ? "admitted"
