@@ -85,12 +85,19 @@ public final class RateLimiter {
      */
     public Admission admit(String model, String preferred, String fallback, long promptTokens, long maxOutputTokens) {
         ModelPlans modelPlans = plans.get(model);
+        return modelPlans == null ? unconfigured() : decide(modelPlans, preferred, fallback, promptTokens, maxOutputTokens);
+    }
+
+    private Admission unconfigured() {
+        return policy.rejectUnknownModels()
+                ? new Admission(Admission.Outcome.UNKNOWN_MODEL, null, null, policy.mode() == EnforcementMode.SHADOW,
+                        store, policy.rateLimitType())
+                : Admission.unlimited();
+    }
+
+    private Admission decide(ModelPlans modelPlans, String preferred, String fallback, long promptTokens,
+                             long maxOutputTokens) {
         boolean shadow = policy.mode() == EnforcementMode.SHADOW;
-        if (modelPlans == null) {
-            return policy.rejectUnknownModels()
-                    ? new Admission(Admission.Outcome.UNKNOWN_MODEL, null, null, shadow, store, policy.rateLimitType())
-                    : Admission.unlimited();
-        }
         DecisionPlan plan = modelPlans.planFor(preferred, fallback);
         boolean reserve = policy.tokenAdmission() == TokenAdmission.RESERVE && plan.limitsTokens();
         long estimate = reserve ? estimate(plan, promptTokens, maxOutputTokens, modelPlans.expectedOutput) : 0;
@@ -124,8 +131,11 @@ public final class RateLimiter {
     public Admission admit(String model, String preferred, String fallback, long promptTokens,
                            long maxOutputTokens, CallerPlan callerPlan) {
         ModelPlans modelPlans = plans.get(model);
-        if (callerPlan == null || callerStore == null || modelPlans == null) {
-            return admit(model, preferred, fallback, promptTokens, maxOutputTokens);
+        if (modelPlans == null) {
+            return unconfigured();
+        }
+        if (callerPlan == null || callerStore == null) {
+            return decide(modelPlans, preferred, fallback, promptTokens, maxOutputTokens);
         }
         CallerVerdict callerVerdict;
         try {
@@ -133,7 +143,7 @@ public final class RateLimiter {
         } catch (StoreUnavailableException e) {
             if (policy.onStoreFailure() == StoreFailureMode.FAIL_OPEN) {
                 STORE_FAILURES.log("Caller limit store unavailable, caller limits skipped (fail-open)", e);
-                return admit(model, preferred, fallback, promptTokens, maxOutputTokens);
+                return decide(modelPlans, preferred, fallback, promptTokens, maxOutputTokens);
             }
             STORE_FAILURES.log("Caller limit store unavailable, request refused (fail-closed)", e);
             return new Admission(Admission.Outcome.STORE_FAILED_CLOSED, modelPlans.planFor(preferred, fallback),
@@ -146,7 +156,7 @@ public final class RateLimiter {
         CallerTicket ticket = new CallerTicket(callerPlan, callerVerdict.hold(), callerStore);
         Admission admission;
         try {
-            admission = admit(model, preferred, fallback, promptTokens, maxOutputTokens);
+            admission = decide(modelPlans, preferred, fallback, promptTokens, maxOutputTokens);
         } catch (RuntimeException e) {
             ticket.compensate();                    // a failing model store must not keep the caller's slot
             throw e;
@@ -158,7 +168,6 @@ public final class RateLimiter {
         ticket.compensate();
         return admission;
     }
-
 
     private long estimate(DecisionPlan plan, long promptTokens, long maxOutputTokens, ExpectedOutput expected) {
         long output = maxOutputTokens >= 0 ? maxOutputTokens : expected.tokens();

@@ -10,6 +10,7 @@ import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.engine.ThrottledLog;
 import dev.llmratelimit.http.ErrorResponse;
+import dev.llmratelimit.http.RateLimitHeaderValues;
 import dev.llmratelimit.identity.Caller;
 import dev.llmratelimit.usage.TokenCounter;
 import jakarta.inject.Inject;
@@ -145,7 +146,7 @@ public class RateLimitFilter implements Filter {
                 ? IncludeUsageRewriter.withIncludeUsage(json, json.length)
                         .map(rewritten -> DeclaredCharset.fromUtf8(rewritten, request.getCharacterEncoding()))
                 : Optional.empty();
-        RateLimitHeaders.forwarded(response, admission);
+        RateLimitHeaderValues.forwarded(admission, response::setHeader);
         Exchange exchange = new Exchange(admission, chat, json, response, askingForUsage.isPresent());
         BufferedBodyRequest forwarded = new BufferedBodyRequest(request, askingForUsage.orElse(body), exchange);
         try {
