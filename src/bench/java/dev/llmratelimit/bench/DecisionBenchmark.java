@@ -1,11 +1,12 @@
 package dev.llmratelimit.bench;
 
 import dev.llmratelimit.config.RateLimitRuntime;
+import dev.llmratelimit.engine.AdmissionRequest;
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.CallerPlan;
 import dev.llmratelimit.identity.Caller;
 import dev.llmratelimit.engine.RateLimiter;
-import dev.llmratelimit.store.memory.MemoryCounterStore;
+import dev.llmratelimit.store.memory.MemoryAdmissionStore;
 import dev.llmratelimit.testsupport.Policies;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
@@ -35,7 +36,7 @@ public class DecisionBenchmark {
 
     @Setup
     public void setUp() {
-        limiter = new RateLimiter(threePoolPolicy(), new MemoryCounterStore());
+        limiter = new RateLimiter(threePoolPolicy(), new MemoryAdmissionStore());
         withCallerLimits = RateLimitRuntime.create(Policies.properties("models.gpt-4o.rpm=" + RPM,
                 "models.gpt-4o.tpm=" + TPM, "reservation.prod=0.5", "reservation.dev=0.2", "window=60s",
                 "principals.bench-key.team=bench-team", "principals.bench-key.rpm-limit=" + RPM,
@@ -57,7 +58,7 @@ public class DecisionBenchmark {
 
     @Benchmark
     public Admission rateLimiter() {
-        return limiter.admit("gpt-4o", "prod", null);
+        return limiter.admit(AdmissionRequest.of("gpt-4o", "prod", null));
     }
 
     /**
@@ -66,7 +67,7 @@ public class DecisionBenchmark {
      */
     @Benchmark
     public Admission rateLimiterWithCallerLimits() {
-        Admission admission = withCallerLimits.limiter().admit("gpt-4o", "prod", null, callerPlan);
+        Admission admission = withCallerLimits.limiter().admit(AdmissionRequest.of("gpt-4o", "prod", null).withCallers(callerPlan));
         admission.abort();
         return admission;
     }

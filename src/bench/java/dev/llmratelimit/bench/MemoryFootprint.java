@@ -1,10 +1,11 @@
 package dev.llmratelimit.bench;
 
+import dev.llmratelimit.engine.AdmissionRequest;
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.policy.RateLimitPolicy;
-import dev.llmratelimit.store.memory.MemoryCounterStore;
-import dev.llmratelimit.store.redis.RedisCounterStore;
+import dev.llmratelimit.store.memory.MemoryAdmissionStore;
+import dev.llmratelimit.store.redis.RedisAdmissionStore;
 import dev.llmratelimit.testsupport.Policies;
 import dev.llmratelimit.testsupport.RedisServer;
 import dev.llmratelimit.usage.Usage;
@@ -52,7 +53,7 @@ final class MemoryFootprint {
 
     Result measure() {
         RateLimitPolicy policy = tenModelsFivePools();
-        MemoryCounterStore store = new MemoryCounterStore();
+        MemoryAdmissionStore store = new MemoryAdmissionStore();
         RateLimiter limiter = new RateLimiter(policy, store);
         touchEveryPool(limiter);
         long storeBytes = GraphLayout.parseInstance(store).totalSize();
@@ -64,7 +65,7 @@ final class MemoryFootprint {
         Config config = new Config();
         config.useSingleServer().setAddress(redis.address());
         RedissonClient client = Redisson.create(config);
-        try (RedisCounterStore redisStore = RedisCounterStore.using(client, "bench-mem:")) {
+        try (RedisAdmissionStore redisStore = RedisAdmissionStore.using(client, "bench-mem:")) {
             redis.call("FLUSHALL");
             RateLimiter redisLimiter = new RateLimiter(policy, redisStore);
             touchEveryPool(redisLimiter);
@@ -89,7 +90,7 @@ final class MemoryFootprint {
     private static void touchEveryPool(RateLimiter limiter) {
         for (int m = 0; m < MODELS; m++) {
             for (int p = -1; p < PRIORITIES; p++) {
-                Admission admission = limiter.admit("model-" + m, p < 0 ? null : "priority-" + p, null);
+                Admission admission = limiter.admit(AdmissionRequest.of("model-" + m, p < 0 ? null : "priority-" + p, null));
                 admission.complete(new Usage(10, 20, 0));
             }
         }
@@ -101,7 +102,7 @@ final class MemoryFootprint {
             names[i] = "unknown-model-" + i;
         }
         for (int i = 0; i < UNKNOWN_REQUESTS; i++) {
-            limiter.admit(names[i % names.length], "priority-0", null).complete(new Usage(10, 20, 0));
+            limiter.admit(AdmissionRequest.of(names[i % names.length], "priority-0", null)).complete(new Usage(10, 20, 0));
         }
     }
 

@@ -1,7 +1,8 @@
 package dev.llmratelimit.bench;
 
+import dev.llmratelimit.engine.AdmissionRequest;
 import dev.llmratelimit.engine.RateLimiter;
-import dev.llmratelimit.store.redis.RedisCounterStore;
+import dev.llmratelimit.store.redis.RedisAdmissionStore;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.BucketProxy;
@@ -52,8 +53,8 @@ final class RedisDecisionCost implements AutoCloseable {
         client = Redisson.create(config);
 
         RateLimiter limiter = new RateLimiter(DecisionBenchmark.threePoolPolicy(),
-                RedisCounterStore.using(client, "bench:"));
-        calls.put(OURS, () -> limiter.admit("gpt-4o", "prod", null));
+                RedisAdmissionStore.using(client, "bench:"));
+        calls.put(OURS, () -> limiter.admit(AdmissionRequest.of("gpt-4o", "prod", null)));
 
         RScript script = client.getScript(StringCodec.INSTANCE);
         String sha = script.scriptLoad(NO_OP_SCRIPT);

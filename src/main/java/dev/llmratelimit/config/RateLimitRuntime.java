@@ -1,5 +1,6 @@
 package dev.llmratelimit.config;
 
+import dev.llmratelimit.engine.AdmissionStore;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.identity.CallerLimitPolicy;
 import dev.llmratelimit.identity.CallerResolver;
@@ -8,17 +9,15 @@ import dev.llmratelimit.policy.PolicyParser;
 import dev.llmratelimit.policy.RateLimitPolicy;
 import dev.llmratelimit.store.CircuitBreaker;
 import dev.llmratelimit.store.CircuitBreakerSettings;
-import dev.llmratelimit.store.CircuitBreakingCallerLimitStore;
-import dev.llmratelimit.store.CircuitBreakingCounterStore;
-import dev.llmratelimit.store.memory.MemoryCallerLimitStore;
-import dev.llmratelimit.store.memory.MemoryCounterStore;
-import dev.llmratelimit.store.redis.RedisCallerLimitStore;
-import dev.llmratelimit.store.redis.RedisCounterStore;
+import dev.llmratelimit.store.CircuitBreakingAdmissionStore;
+import dev.llmratelimit.store.memory.MemoryAdmissionStore;
+import dev.llmratelimit.store.redis.RedisAdmissionStore;
 import dev.llmratelimit.store.redis.RedisStoreSettings;
 import dev.llmratelimit.store.redis.RedissonClientFactory;
 import org.redisson.api.RedissonClient;
 
 import java.time.Clock;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -54,24 +53,24 @@ public final class RateLimitRuntime implements AutoCloseable {
         CallerLimitPolicy callerLimits = CallerLimitPolicy.parse(properties, policy.window());
         CallerResolver resolver = callerResolver != null ? callerResolver : CallerResolvers.create(properties);
         if (!settings.store().equals("redis")) {
-            return new RateLimitRuntime(settings, new RateLimiter(policy, new MemoryCounterStore(),
-                    new MemoryCallerLimitStore()), resolver, callerLimits, () -> { });
+            return new RateLimitRuntime(settings, limiter(policy, new MemoryAdmissionStore(), callerLimits),
+                    resolver, callerLimits, () -> { });
         }
         return redis(settings, policy, callerLimits, resolver, properties);
     }
 
-    /**
-     * Both stores on one Redisson client, behind one circuit breaker, so a dead Redis costs neither
-     * store a timeout per request.
-     */
+    private static RateLimiter limiter(RateLimitPolicy policy, AdmissionStore store, CallerLimitPolicy callerLimits) {
+        return new RateLimiter(policy, store, Clock.systemUTC(), callerLimits.leaseMillis(), List.of());
+    }
+
+    /** The store on one Redisson client, behind a circuit breaker, so a dead Redis costs no timeout per request. */
     private static RateLimitRuntime redis(FilterSettings settings, RateLimitPolicy policy, CallerLimitPolicy callerLimits,
                                           CallerResolver resolver, Map<String, String> properties) {
         RedisStoreSettings redis = RedisStoreSettings.parse(properties);
         CircuitBreaker breaker = new CircuitBreaker(CircuitBreakerSettings.parse(properties), Clock.systemUTC());
         RedissonClient client = RedissonClientFactory.create(redis);
-        RateLimiter limiter = new RateLimiter(policy,
-                new CircuitBreakingCounterStore(RedisCounterStore.using(client, redis.keyPrefix()), breaker),
-                new CircuitBreakingCallerLimitStore(RedisCallerLimitStore.using(client, redis.keyPrefix()), breaker));
+        RateLimiter limiter = limiter(policy,
+                new CircuitBreakingAdmissionStore(RedisAdmissionStore.using(client, redis.keyPrefix()), breaker), callerLimits);
         return new RateLimitRuntime(settings, limiter, resolver, callerLimits, client::shutdown);
     }
 

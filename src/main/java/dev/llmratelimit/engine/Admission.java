@@ -3,11 +3,14 @@ package dev.llmratelimit.engine;
 import dev.llmratelimit.policy.RateLimitType;
 import dev.llmratelimit.usage.Usage;
 
+import java.time.Clock;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The ticket of one request: the outcome of its decision, and the obligation to finish it exactly
- * once, with the usage of the response ({@link #complete}) or without ({@link #abort}).
+ * once, with the usage of the response ({@link #complete}, {@link #charge}), without
+ * ({@link #completeWithoutUsage}) or as failed ({@link #abort}). Finishing an admitted request
+ * settles its whole plan in one store call: usage recorded, reservations settled, slots released.
  */
 public final class Admission {
 
@@ -24,61 +27,37 @@ public final class Admission {
         STORE_FAILED_CLOSED
     }
 
-    private static final ThrottledLog RECORD_FAILURES = new ThrottledLog(Admission.class, System.Logger.Level.WARNING);
+    private static final ThrottledLog SETTLE_FAILURES = new ThrottledLog(Admission.class, System.Logger.Level.WARNING);
+    private static final Admission UNLIMITED = new Admission(Outcome.UNLIMITED, null, null, false, null, RateLimitType.TOTAL, null,
+            Clock.systemUTC());
 
     private final Outcome outcome;
-    private final DecisionPlan plan;
+    private final Plan plan;
     private final Verdict verdict;
     private final boolean shadow;
-    private final CounterStore store;
+    private final AdmissionStore store;
     private final RateLimitType rateLimitType;
-    private final long reserved;
     private final ExpectedOutput expectedOutput;
-    private final CallerTicket callerTicket;
-    private final CallerRefusal callerRefusal;
+    private final Clock clock;
+    private final long decidedAt;
     private final AtomicBoolean finished = new AtomicBoolean();
 
-    /**
-     * @param reserved       the tokens the decision reserved ({@code token-admission=reserve}), else 0
-     * @param expectedOutput the expectation the estimate used, taught by the response; {@code null} if none
-     */
-    Admission(Outcome outcome, DecisionPlan plan, Verdict verdict, boolean shadow,
-              CounterStore store, RateLimitType rateLimitType, long reserved, ExpectedOutput expectedOutput) {
-        this(outcome, plan, verdict, shadow, store, rateLimitType, reserved, expectedOutput, null, null);
-    }
-
-    Admission(Outcome outcome, DecisionPlan plan, Verdict verdict, boolean shadow,
-              CounterStore store, RateLimitType rateLimitType) {
-        this(outcome, plan, verdict, shadow, store, rateLimitType, 0, null);
-    }
-
-    private Admission(Outcome outcome, DecisionPlan plan, Verdict verdict, boolean shadow, CounterStore store,
-                      RateLimitType rateLimitType, long reserved, ExpectedOutput expectedOutput,
-                      CallerTicket callerTicket, CallerRefusal callerRefusal) {
+    /** @param expectedOutput the expectation the estimate used, taught by the response; {@code null} if none */
+    Admission(Outcome outcome, Plan plan, Verdict verdict, boolean shadow, AdmissionStore store,
+              RateLimitType rateLimitType, ExpectedOutput expectedOutput, Clock clock) {
         this.outcome = outcome;
         this.plan = plan;
         this.verdict = verdict;
         this.shadow = shadow;
         this.store = store;
         this.rateLimitType = rateLimitType;
-        this.reserved = reserved;
         this.expectedOutput = expectedOutput;
-        this.callerTicket = callerTicket;
-        this.callerRefusal = callerRefusal;
-    }
-
-    /** A request that a per-caller limit refused before any model counter was asked. */
-    static Admission refusedByCaller(DecisionPlan plan, CallerRefusal refusal, boolean shadow, RateLimitType rateLimitType) {
-        return new Admission(Outcome.REFUSED, plan, null, shadow, null, rateLimitType, 0, null, null, refusal);
-    }
-
-    /** This admission, also holding the caller's counters until it finishes. */
-    Admission holding(CallerTicket ticket) {
-        return new Admission(outcome, plan, verdict, shadow, store, rateLimitType, reserved, expectedOutput, ticket, null);
+        this.clock = clock;
+        this.decidedAt = clock.millis();
     }
 
     static Admission unlimited() {
-        return new Admission(Outcome.UNLIMITED, null, null, false, null, RateLimitType.TOTAL);
+        return UNLIMITED;
     }
 
     public Outcome outcome() {
@@ -86,21 +65,18 @@ public final class Admission {
     }
 
     /** The plan of the decision; {@code null} for an unconfigured model. */
-    public DecisionPlan plan() {
+    public Plan plan() {
         return plan;
     }
 
-    /**
-     * The store's verdict; {@code null} when no decision was made (unconfigured model, store failure,
-     * refusal by a caller limit).
-     */
+    /** The store's verdict; {@code null} when no decision was made (unconfigured model, store failure). */
     public Verdict verdict() {
         return verdict;
     }
 
-    /** The per-caller limit that refused the request, or {@code null}. */
-    public CallerRefusal callerRefusal() {
-        return callerRefusal;
+    /** The first limit that refused the request (also in shadow mode), or {@code null}. */
+    public Refusal refusal() {
+        return verdict == null ? null : verdict.refusal();
     }
 
     public boolean isShadow() {
@@ -115,24 +91,24 @@ public final class Admission {
         };
     }
 
-    /** The tokens the decision reserved ({@code token-admission=reserve}); 0 when none. */
+    /** The tokens the decision reserved on the model ({@code token-admission=reserve}); 0 when none. */
     public long reservedTokens() {
-        return reserved;
+        return outcome == Outcome.ADMITTED ? plan.reservedTokens() : 0;
     }
 
     /**
      * Records the response's usage: in {@code recorded} mode its tokens, in {@code reserve} mode the
-     * difference to the estimate (a refund when negative), in the window the estimate went into; the
-     * caller's tokens are recorded and its parallel slots given back. Only an admitted request
-     * records: a request that shadow mode let through although it would have been refused records
-     * nothing, as in enforce mode. Has no effect after the first call to any of the finishing methods.
+     * difference to the estimate (a refund when negative), in the window the estimate went into;
+     * parallel slots are given back. Only an admitted request records: a request that shadow mode
+     * let through although it would have been refused records nothing, as in enforce mode. Has no
+     * effect after the first call to any of the finishing methods.
      */
     public void complete(Usage usage) {
-        if (finish(usage.tokens(rateLimitType))) {
+        if (finish()) {
             if (expectedOutput != null) {
                 expectedOutput.learn(usage.completionTokens());
             }
-            settle(usage);
+            settle(Settlement.of(usage.tokens(rateLimitType), plan.cost().micros(usage)));
         }
     }
 
@@ -142,8 +118,8 @@ public final class Admission {
      * model's expected output nothing.
      */
     public void charge(Usage usage) {
-        if (finish(usage.tokens(rateLimitType))) {
-            settle(usage);
+        if (finish()) {
+            settle(Settlement.of(usage.tokens(rateLimitType), plan.cost().micros(usage)));
         }
     }
 
@@ -152,51 +128,32 @@ public final class Admission {
      * {@code reserve} mode keeps the estimate as the charge.
      */
     public void completeWithoutUsage() {
-        finish(0);
+        if (finish()) {
+            settle(new Settlement(Settlement.KEEP, Settlement.KEEP, false, false));
+        }
     }
 
     /**
-     * Finishes a call that did not deliver (non-2xx answer, exception, nothing written):
-     * {@code reserve} mode refunds the whole estimate.
+     * Finishes a call that did not deliver (non-2xx answer, exception, nothing written): its
+     * request stays counted, every reservation is refunded.
      */
     public void abort() {
-        if (finish(0)) {
-            add(-reserved);
+        if (finish()) {
+            settle(Settlement.of(0, 0));
         }
     }
 
-    /**
-     * The first finishing call settles the caller's counters (its tokens, its parallel slots) and
-     * returns whether it finishes an admitted request, whose model counters it must then settle.
-     */
-    private boolean finish(long callerTokens) {
-        if (!finished.compareAndSet(false, true)) {
-            return false;
-        }
-        if (callerTicket != null) {
-            callerTicket.finish(callerTokens);
-        }
-        return outcome == Outcome.ADMITTED;
+    /** Whether this is the first finishing call of an admitted request, whose plan must be settled. */
+    private boolean finish() {
+        return finished.compareAndSet(false, true) && outcome == Outcome.ADMITTED;
     }
 
-    private void settle(Usage usage) {
-        if (plan.limitsTokens()) {
-            add(usage.tokens(rateLimitType) - reserved);
-        }
-    }
-
-    private void add(long tokens) {
-        if (tokens == 0) {
-            return;
-        }
+    private void settle(Settlement settlement) {
+        boolean late = clock.millis() - decidedAt >= plan.leaseMillis();
         try {
-            if (reserved > 0) {
-                store.record(plan, tokens, verdict.windowEnd());
-            } else {
-                store.record(plan, tokens);
-            }
+            store.settle(plan, late ? settlement.asLate() : settlement);
         } catch (StoreUnavailableException e) {
-            RECORD_FAILURES.log("Could not record " + tokens + " tokens for a request", e);
+            SETTLE_FAILURES.log("Could not settle a request; its slots and reservation end with their lease", e);
         }
     }
 }

@@ -8,200 +8,231 @@ import dev.llmratelimit.policy.StoreFailureMode;
 import dev.llmratelimit.policy.TokenAdmission;
 import dev.llmratelimit.policy.WindowMode;
 
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The engine: turns (model, priority) into the precomputed plan of its pool, asks the store for
- * one verdict, and hands out the {@link Admission} that records usage after the call.
+ * The engine: turns one {@link AdmissionRequest} into its {@link Plan} (caller scopes, model and
+ * pool groups, and whatever {@link PlanExtension}s add), asks the store for one verdict, and hands
+ * out the {@link Admission} that settles the plan after the call.
  */
 public final class RateLimiter {
 
-    /** The {@code maxOutputTokens} of a request that sets no {@code max_tokens}. */
-    public static final long UNKNOWN_OUTPUT = -1;
+    /** How long a parallel slot and a decision's record live when the configuration says nothing. */
+    public static final long DEFAULT_LEASE_MILLIS = 600_000;
 
     private static final ThrottledLog STORE_FAILURES = new ThrottledLog(RateLimiter.class, System.Logger.Level.WARNING);
 
     private final RateLimitPolicy policy;
-    private final CounterStore store;
-    private final CallerLimitStore callerStore;
+    private final AdmissionStore store;
+    private final Clock clock;
+    private final long leaseMillis;
+    private final List<PlanExtension> extensions;
     private final Map<String, ModelPlans> plans = new HashMap<>();
+    private final RefusalHints hints = new RefusalHints();
+    private final String instanceId = Long.toString(new SecureRandom().nextLong() & Long.MAX_VALUE, 36);
+    private final AtomicLong nextRequest = new AtomicLong();
 
-    public RateLimiter(RateLimitPolicy policy, CounterStore store) {
-        this(policy, store, null);
+    public RateLimiter(RateLimitPolicy policy, AdmissionStore store) {
+        this(policy, store, Clock.systemUTC(), DEFAULT_LEASE_MILLIS, List.of());
     }
 
-    /** @param callerStore where per-caller counters live; {@code null} when no caller limit is enforced */
-    public RateLimiter(RateLimitPolicy policy, CounterStore store, CallerLimitStore callerStore) {
+    /**
+     * @param clock       the engine's clock (refusal hints only; windows use the store's clock)
+     * @param leaseMillis {@code parallel-lease}: how long slots and decision records live at most
+     * @param extensions  further limit kinds, checked after model and pool
+     */
+    public RateLimiter(RateLimitPolicy policy, AdmissionStore store, Clock clock, long leaseMillis,
+                       List<PlanExtension> extensions) {
         this.policy = policy;
         this.store = store;
-        this.callerStore = callerStore;
-        long windowMillis = policy.window().toMillis();
-        boolean sliding = policy.windowMode() == WindowMode.SLIDING;
-        policy.models().forEach((name, model) -> plans.put(name, new ModelPlans(model, windowMillis, sliding)));
+        this.clock = clock;
+        this.leaseMillis = leaseMillis;
+        this.extensions = List.copyOf(extensions);
+        GroupWindow window = GroupWindow.rolling(policy.window().toMillis(), policy.windowMode() == WindowMode.SLIDING);
+        policy.models().forEach((name, model) -> plans.put(name, new ModelPlans(model, window)));
     }
 
     public RateLimitPolicy policy() {
         return policy;
     }
 
-    /** Decides one request of a caller with (at most) one priority name. */
-    public Admission admit(String model, String priority) {
-        return admit(model, priority, null);
+    /** Decides one request: one store call, whatever limits apply. */
+    public Admission admit(AdmissionRequest request) {
+        ModelPlans modelPlans = plans.get(request.model());
+        if (modelPlans == null) {
+            return policy.rejectUnknownModels()
+                    ? new Admission(Admission.Outcome.UNKNOWN_MODEL, null, null, shadow(), store, policy.rateLimitType(), null, clock)
+                    : Admission.unlimited();
+        }
+        String pool = modelPlans.model.poolOf(request.preferred(), request.fallback());
+        List<CounterGroup> groups = new ArrayList<>(5);
+        addCallerGroups(request.callers(), groups);
+        int modelAt = groups.size();
+        groups.add(modelPlans.modelGroup);
+        groups.add(modelPlans.poolGroups.get(pool));
+        long now = clock.millis();
+        Estimate estimate = new Estimate(request, modelPlans, hints.anyHinted(groups, now));
+        Admission admission = decide(request, modelPlans, pool, groups, modelAt, estimate, now);
+        if (admission.outcome() == Admission.Outcome.REFUSED && estimate.usedBound() && boundMayHaveRefused(admission)) {
+            // The hint was stale and the free bound, not the prompt, may be what refused: count and ask again.
+            estimate = new Estimate(request, modelPlans, false);
+            admission = decide(request, modelPlans, pool, groups, modelAt, estimate, now);
+        }
+        return admission;
     }
 
-    /**
-     * Decides one request; with {@code token-admission=reserve} it reserves the expected output
-     * only, as for a request without prompt and without {@code max_tokens}.
-     *
-     * @param model     the request body's {@code model}
-     * @param preferred the caller's first-choice priority (its team's), or {@code null}
-     * @param fallback  the priority used when the model does not configure {@code preferred}, or {@code null}
-     */
-    public Admission admit(String model, String preferred, String fallback) {
-        return admit(model, preferred, fallback, 0, UNKNOWN_OUTPUT);
+    private static boolean boundMayHaveRefused(Admission admission) {
+        Dimension dimension = admission.refusal().dimension();
+        return dimension == Dimension.TOKENS || dimension == Dimension.MONEY;
     }
 
-    /**
-     * Whether {@link #admit(String, String, String, long, long)} uses prompt tokens for this model:
-     * {@code token-admission=reserve}, the model limits tokens and {@code rate-limit-type} counts the
-     * prompt. Counting them costs a tokenizer pass, so callers count only when this is true.
-     */
-    public boolean needsPromptTokens(String model) {
-        ModelPlans modelPlans = plans.get(model);
-        return modelPlans != null && policy.tokenAdmission() == TokenAdmission.RESERVE
-                && modelPlans.model.tpm() > 0 && policy.rateLimitType() != RateLimitType.OUTPUT;
-    }
-
-    /**
-     * Decides one request. With {@code token-admission=reserve} its token estimate is reserved:
-     * prompt plus expected output as {@code rate-limit-type} counts them (at least 1, at most the
-     * model's TPM), where the expected output is {@code maxOutputTokens} when given, else the model's
-     * learned expectation ({@link ExpectedOutput}). In {@code recorded} mode the token figures are ignored.
-     *
-     * @param promptTokens    the request's prompt tokens (see {@link #needsPromptTokens})
-     * @param maxOutputTokens the request's {@code max_completion_tokens}/{@code max_tokens}, or {@link #UNKNOWN_OUTPUT}
-     */
-    public Admission admit(String model, String preferred, String fallback, long promptTokens, long maxOutputTokens) {
-        ModelPlans modelPlans = plans.get(model);
-        return modelPlans == null ? unconfigured() : decide(modelPlans, preferred, fallback, promptTokens, maxOutputTokens);
-    }
-
-    private Admission unconfigured() {
-        return policy.rejectUnknownModels()
-                ? new Admission(Admission.Outcome.UNKNOWN_MODEL, null, null, policy.mode() == EnforcementMode.SHADOW,
-                        store, policy.rateLimitType())
-                : Admission.unlimited();
-    }
-
-    private Admission decide(ModelPlans modelPlans, String preferred, String fallback, long promptTokens,
-                             long maxOutputTokens) {
-        boolean shadow = policy.mode() == EnforcementMode.SHADOW;
-        DecisionPlan plan = modelPlans.planFor(preferred, fallback);
-        boolean reserve = policy.tokenAdmission() == TokenAdmission.RESERVE && plan.limitsTokens();
-        long estimate = reserve ? estimate(plan, promptTokens, maxOutputTokens, modelPlans.expectedOutput) : 0;
+    private Admission decide(AdmissionRequest request, ModelPlans modelPlans, String pool, List<CounterGroup> base,
+                             int modelAt, Estimate estimate, long now) {
+        List<CounterGroup> groups = base;
+        long reserved = estimate.reservedTokens();
+        if (reserved > 0) {
+            groups = new ArrayList<>(base);
+            Increments withTokens = new Increments(1, reserved, 0, false);
+            groups.set(modelAt, base.get(modelAt).withIncrements(withTokens));
+            groups.set(modelAt + 1, base.get(modelAt + 1).withIncrements(withTokens));
+        }
+        String requestId = request.requestId() != null ? request.requestId()
+                : instanceId + ':' + Long.toString(nextRequest.incrementAndGet(), 36);
+        long lease = request.callers() != null ? request.callers().leaseMillis() : leaseMillis;
+        Plan plan = new Plan(requestId, request.model(), pool, groups, lease, UsageCost.FREE);
+        for (PlanExtension extension : extensions) {
+            PlanExtension.Contribution contribution = extension.contribute(request, estimate);
+            plan = plan.plus(contribution.groups(), contribution.cost());
+        }
+        Verdict verdict;
         try {
-            Verdict verdict = store.decide(plan, estimate);
-            Admission.Outcome outcome = verdict.admitted() ? Admission.Outcome.ADMITTED : Admission.Outcome.REFUSED;
-            ExpectedOutput taught = reserve && maxOutputTokens < 0 && policy.rateLimitType() != RateLimitType.INPUT
-                    ? modelPlans.expectedOutput : null;
-            return new Admission(outcome, plan, verdict, shadow, store, policy.rateLimitType(), estimate, taught);
+            verdict = store.decide(plan);
         } catch (StoreUnavailableException e) {
             boolean open = policy.onStoreFailure() == StoreFailureMode.FAIL_OPEN;
             STORE_FAILURES.log("Counter store unavailable, request " + (open ? "admitted (fail-open)" : "refused (fail-closed)"), e);
             return new Admission(open ? Admission.Outcome.STORE_FAILED_OPEN : Admission.Outcome.STORE_FAILED_CLOSED,
-                    plan, null, shadow, store, policy.rateLimitType());
-        }
-    }
-
-    /** Decides one request with per-caller limits and no token estimate ({@code recorded} admission). */
-    public Admission admit(String model, String preferred, String fallback, CallerPlan callerPlan) {
-        return admit(model, preferred, fallback, 0, UNKNOWN_OUTPUT, callerPlan);
-    }
-
-    /**
-     * Decides one request that also has per-caller limits to pass (for a configured model; a request
-     * for an unconfigured model passes them untouched, as it passes the model's). All or nothing:
-     * the caller's counters are acquired first, so a caller refusal leaves every model and pool
-     * counter alone; a model or pool refusal then gives the caller acquisition back.
-     *
-     * @param callerPlan the caller's counters, or {@code null} when no caller limit applies
-     */
-    public Admission admit(String model, String preferred, String fallback, long promptTokens,
-                           long maxOutputTokens, CallerPlan callerPlan) {
-        ModelPlans modelPlans = plans.get(model);
-        if (modelPlans == null) {
-            return unconfigured();
-        }
-        if (callerPlan == null || callerStore == null) {
-            return decide(modelPlans, preferred, fallback, promptTokens, maxOutputTokens);
-        }
-        CallerVerdict callerVerdict;
-        try {
-            callerVerdict = callerStore.acquire(callerPlan);
-        } catch (StoreUnavailableException e) {
-            if (policy.onStoreFailure() == StoreFailureMode.FAIL_OPEN) {
-                STORE_FAILURES.log("Caller limit store unavailable, caller limits skipped (fail-open)", e);
-                return decide(modelPlans, preferred, fallback, promptTokens, maxOutputTokens);
-            }
-            STORE_FAILURES.log("Caller limit store unavailable, request refused (fail-closed)", e);
-            return new Admission(Admission.Outcome.STORE_FAILED_CLOSED, modelPlans.planFor(preferred, fallback),
-                    null, policy.mode() == EnforcementMode.SHADOW, store, policy.rateLimitType());
-        }
-        if (!callerVerdict.admitted()) {
-            return Admission.refusedByCaller(modelPlans.planFor(preferred, fallback), callerVerdict.refusal(),
-                    policy.mode() == EnforcementMode.SHADOW, policy.rateLimitType());
-        }
-        CallerTicket ticket = new CallerTicket(callerPlan, callerVerdict.hold(), callerStore);
-        Admission admission;
-        try {
-            admission = decide(modelPlans, preferred, fallback, promptTokens, maxOutputTokens);
+                    plan, null, shadow(), store, policy.rateLimitType(), null, clock);
         } catch (RuntimeException e) {
-            ticket.compensate();                    // a failing model store must not keep the caller's slot
+            cancelQuietly(plan);       // whatever an unexpected failure may have applied must not stay
             throw e;
         }
-        Admission.Outcome outcome = admission.outcome();
-        if (outcome == Admission.Outcome.ADMITTED || outcome == Admission.Outcome.STORE_FAILED_OPEN) {
-            return admission.holding(ticket);
+        if (!verdict.admitted()) {
+            hints.note(verdict.refusal(), now);
+            return new Admission(Admission.Outcome.REFUSED, plan, verdict, shadow(), store, policy.rateLimitType(), null, clock);
         }
-        ticket.compensate();
-        return admission;
+        ExpectedOutput taught = reserved > 0 && request.maxOutputTokens() < 0 && policy.rateLimitType() != RateLimitType.INPUT
+                ? modelPlans.expectedOutput : null;
+        return new Admission(Admission.Outcome.ADMITTED, plan, verdict, shadow(), store, policy.rateLimitType(), taught, clock);
     }
 
-    private long estimate(DecisionPlan plan, long promptTokens, long maxOutputTokens, ExpectedOutput expected) {
-        long output = maxOutputTokens >= 0 ? maxOutputTokens : expected.tokens();
-        long prompt = Math.max(0, promptTokens);
-        long tokens = switch (policy.rateLimitType()) {
-            case TOTAL -> output > Long.MAX_VALUE - prompt ? Long.MAX_VALUE : prompt + output;
-            case INPUT -> prompt;
-            case OUTPUT -> output;
-        };
-        return Math.min(plan.modelTpm(), Math.max(1, tokens));
+    private void cancelQuietly(Plan plan) {
+        try {
+            store.settle(plan, Settlement.CANCEL);
+        } catch (RuntimeException e) {
+            STORE_FAILURES.log("Could not cancel a failed decision; its slots end with their lease", e);
+        }
     }
 
-    /** The plan of every pool of one model, and what its responses taught about their size. */
+    private void addCallerGroups(CallerPlan callers, List<CounterGroup> groups) {
+        if (callers == null) {
+            return;
+        }
+        GroupWindow window = GroupWindow.rolling(callers.windowMillis(), policy.windowMode() == WindowMode.SLIDING);
+        for (CallerCounter counter : callers.counters()) {
+            boolean windowed = counter.countsWindow();
+            boolean slot = counter.maxParallelRequests() > 0;
+            groups.add(new CounterGroup(GroupKind.of(counter.scope()), counter.id(), "",
+                    windowed ? window : GroupWindow.NONE,
+                    new Limits(Limits.configured(counter.rpmLimit()), Limits.configured(counter.tpmLimit()),
+                            Limits.configured(counter.maxParallelRequests()), Limits.NONE),
+                    Enforcement.ALWAYS, new Increments(windowed ? 1 : 0, 0, 0, slot)));
+        }
+    }
+
+    private boolean shadow() {
+        return policy.mode() == EnforcementMode.SHADOW;
+    }
+
+    /** The tokens one request is expected to use; the prompt is counted at most once, and only if needed. */
+    private final class Estimate implements PlanExtension.TokenEstimate {
+        private final AdmissionRequest request;
+        private final ModelPlans modelPlans;
+        private final boolean preferBound;
+        private boolean usedBound;
+
+        Estimate(AdmissionRequest request, ModelPlans modelPlans, boolean preferBound) {
+            this.request = request;
+            this.modelPlans = modelPlans;
+            this.preferBound = preferBound;
+        }
+
+        @Override
+        public long promptTokens() {
+            if (preferBound) {
+                usedBound = true;
+                return request.prompt().upperBound();
+            }
+            return request.prompt().count();
+        }
+
+        @Override
+        public long outputTokens() {
+            long perChoice = request.maxOutputTokens() >= 0 ? request.maxOutputTokens() : modelPlans.expectedOutput.tokens();
+            return Saturating.multiply(perChoice, request.n());
+        }
+
+        boolean usedBound() {
+            return usedBound;
+        }
+
+        /**
+         * {@code token-admission=reserve} on a model that limits tokens: prompt plus expected output
+         * as {@code rate-limit-type} counts them, at least 1, at most the model's TPM; else 0.
+         */
+        long reservedTokens() {
+            long tpm = modelPlans.model.tpm();
+            if (policy.tokenAdmission() != TokenAdmission.RESERVE || tpm <= 0) {
+                return 0;
+            }
+            long tokens = switch (policy.rateLimitType()) {
+                case TOTAL -> Saturating.add(promptTokens(), outputTokens());
+                case INPUT -> promptTokens();
+                case OUTPUT -> outputTokens();
+            };
+            return Math.min(tpm, Math.max(1, tokens));
+        }
+    }
+
+    /** The model group, the group of every pool of one model, and what its responses taught about their size. */
     private static final class ModelPlans {
         private final ModelPolicy model;
         private final ExpectedOutput expectedOutput;
-        private final Map<String, DecisionPlan> byPool = new HashMap<>();
+        private final CounterGroup modelGroup;
+        private final Map<String, CounterGroup> poolGroups = new HashMap<>();
 
-        ModelPlans(ModelPolicy model, long windowMillis, boolean sliding) {
+        ModelPlans(ModelPolicy model, GroupWindow window) {
             this.model = model;
             this.expectedOutput = new ExpectedOutput(model.expectedOutputTokens());
-            List<String> pools = model.poolNames();
-            for (int i = 0; i < pools.size(); i++) {
-                String pool = pools.get(i);
+            Increments oneRequest = new Increments(1, 0, 0, false);
+            long rpm = model.rpm() > 0 ? model.rpm() : Limits.NONE;
+            long tpm = model.tpm() > 0 ? model.tpm() : Limits.NONE;
+            modelGroup = new CounterGroup(GroupKind.MODEL, model.name(), "", window,
+                    new Limits(rpm, tpm, Limits.NONE, Limits.NONE), Enforcement.ALWAYS, oneRequest);
+            Enforcement poolEnforcement = model.poolsEnforced()
+                    ? Enforcement.whenSaturated(model.saturationThreshold()) : Enforcement.TRACKED;
+            for (String pool : model.poolNames()) {
                 double share = model.shareOf(pool);
-                byPool.put(pool, new DecisionPlan(model.name(), pool, i, pools.size(),
-                        model.rpm(), model.tpm(),
-                        ModelPolicy.poolLimit(model.rpm(), share), ModelPolicy.poolLimit(model.tpm(), share),
-                        model.poolsEnforced(), model.saturationThreshold(), windowMillis, sliding));
+                Limits limits = new Limits(rpm < 0 ? Limits.NONE : ModelPolicy.poolLimit(model.rpm(), share),
+                        tpm < 0 ? Limits.NONE : ModelPolicy.poolLimit(model.tpm(), share), Limits.NONE, Limits.NONE);
+                poolGroups.put(pool, new CounterGroup(GroupKind.POOL, model.name(), pool, window, limits,
+                        poolEnforcement, oneRequest));
             }
-        }
-
-        DecisionPlan planFor(String preferred, String fallback) {
-            return byPool.get(model.poolOf(preferred, fallback));
         }
     }
 }

@@ -38,8 +38,7 @@ public record ErrorResponse(int status, Map<String, String> headers, String type
             case REFUSED -> {
                 Map<String, String> headers = new LinkedHashMap<>();
                 RateLimitHeaderValues.refused(admission, headers::put);
-                String message = admission.callerRefusal() != null ? RefusalMessages.of(admission.callerRefusal())
-                        : RefusalMessages.of(admission.plan(), admission.verdict());
+                String message = RefusalMessages.of(admission.plan(), admission.verdict());
                 yield new ErrorResponse(429, Collections.unmodifiableMap(headers), OpenAiErrors.THROTTLING, "429", message);
             }
             case UNKNOWN_MODEL -> of(404, OpenAiErrors.INVALID_REQUEST, "model_not_found", "The model is not served here");

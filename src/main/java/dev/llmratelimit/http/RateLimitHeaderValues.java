@@ -1,10 +1,9 @@
 package dev.llmratelimit.http;
 
 import dev.llmratelimit.engine.Admission;
-import dev.llmratelimit.engine.CallerRefusal;
+import dev.llmratelimit.engine.Refusal;
 import dev.llmratelimit.engine.Verdict;
 
-import java.util.Locale;
 import java.util.function.BiConsumer;
 
 /** The {@code x-ratelimit-*} and {@code retry-after} headers of SPEC section 6, handed to any header setter. */
@@ -18,14 +17,6 @@ public final class RateLimitHeaderValues {
 
     /** Headers of a call that goes on to the application (admitted, or let through by shadow mode). */
     public static void forwarded(Admission admission, BiConsumer<String, String> header) {
-        CallerRefusal refusal = admission.callerRefusal();
-        if (refusal != null) {
-            // Only shadow mode lets a request that a caller limit refused go on.
-            header.accept(PRIORITY, admission.plan().pool());
-            header.accept(SHADOW_DECISION, "refused; limit=" + refusal.counter().scope().label() + '-'
-                    + refusal.type().label().replace('_', '-') + "; retry-after=" + refusal.retryAfterSeconds());
-            return;
-        }
         if (admission.plan() == null) {
             return;
         }
@@ -37,24 +28,22 @@ public final class RateLimitHeaderValues {
         limits(verdict, header);
         if (admission.isShadow()) {
             header.accept(SHADOW_DECISION, verdict.admitted() ? "admitted"
-                    : "refused; limit=" + verdict.refusedBy().name().toLowerCase(Locale.ROOT).replace('_', '-')
-                    + "; retry-after=" + verdict.retryAfterSeconds());
+                    : "refused; limit=" + limitName(verdict.refusal()) + "; retry-after=" + verdict.retryAfterSeconds());
         }
+    }
+
+    /** {@code model-requests}, {@code pool-tokens}, {@code key-parallel-requests}, {@code team-budget}, ... */
+    private static String limitName(Refusal refusal) {
+        return refusal.group().kind().label() + '-' + refusal.dimension().label().replace('_', '-');
     }
 
     /** Headers of a refused call (outcome {@code REFUSED}): by a model or pool limit, or by a caller limit. */
     public static void refused(Admission admission, BiConsumer<String, String> header) {
-        CallerRefusal refusal = admission.callerRefusal();
-        if (refusal != null) {
-            header.accept("retry-after", Long.toString(refusal.retryAfterSeconds()));
-            header.accept(PRIORITY, admission.plan().pool());
-            return;
-        }
         Verdict verdict = admission.verdict();
         header.accept("retry-after", Long.toString(verdict.retryAfterSeconds()));
         header.accept(PRIORITY, admission.plan().pool());
         limits(verdict, header);
-        if (verdict.refusedBy().isPool()) {
+        if (verdict.refusedBy() != null && verdict.refusedBy().isPool()) {
             header.accept("x-ratelimit-saturation", RefusalMessages.percent(verdict.saturation(), 2));
         }
     }

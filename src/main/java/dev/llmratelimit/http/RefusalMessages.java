@@ -1,8 +1,8 @@
 package dev.llmratelimit.http;
 
-import dev.llmratelimit.engine.CallerCounter;
-import dev.llmratelimit.engine.CallerRefusal;
-import dev.llmratelimit.engine.DecisionPlan;
+import dev.llmratelimit.engine.Limits;
+import dev.llmratelimit.engine.Plan;
+import dev.llmratelimit.engine.Refusal;
 import dev.llmratelimit.engine.Verdict;
 
 import java.util.Locale;
@@ -13,11 +13,15 @@ public final class RefusalMessages {
     private RefusalMessages() {
     }
 
-    public static String of(DecisionPlan plan, Verdict verdict) {
+    public static String of(Plan plan, Verdict verdict) {
+        if (verdict.refusedBy() == null) {
+            return of(verdict.refusal());
+        }
         boolean tokens = verdict.refusedBy().isTokens();
+        Limits model = plan.modelLimits();
         String details = "Rate limit type: " + (tokens ? "tokens" : "requests")
-                + ", Model TPM: " + capacity(plan.modelTpm())
-                + ", Model RPM: " + capacity(plan.modelRpm())
+                + ", Model TPM: " + capacity(model.tokens())
+                + ", Model RPM: " + capacity(model.requests())
                 + ", Remaining: " + (tokens ? verdict.tokenRemaining() : verdict.requestRemaining());
         if (verdict.refusedBy().isPool()) {
             return "Priority-based rate limit exceeded. Model: " + plan.model() + ", Priority: " + plan.pool()
@@ -26,11 +30,10 @@ public final class RefusalMessages {
         return "Model capacity reached for " + plan.model() + ". Priority: " + plan.pool() + ", " + details;
     }
 
-    /** A per-caller refusal; the key shows only as a short hash ({@link CallerCounter#label()}). */
-    public static String of(CallerRefusal refusal) {
-        CallerCounter counter = refusal.counter();
-        return "Rate limit exceeded for " + counter.scope().label() + ": " + counter.label()
-                + ". Limit type: " + refusal.type().label() + ", Limit: " + refusal.limit()
+    /** A refusal by a caller scope; a key shows only as a short hash ({@code CounterGroup#label()}). */
+    private static String of(Refusal refusal) {
+        return "Rate limit exceeded for " + refusal.group().kind().label() + ": " + refusal.group().label()
+                + ". Limit type: " + refusal.dimension().label() + ", Limit: " + refusal.limit()
                 + ", Current: " + refusal.current();
     }
 

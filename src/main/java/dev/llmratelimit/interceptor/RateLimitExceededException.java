@@ -1,8 +1,8 @@
 package dev.llmratelimit.interceptor;
 
 import dev.llmratelimit.engine.Admission;
-import dev.llmratelimit.engine.CallerRefusal;
-import dev.llmratelimit.engine.DecisionPlan;
+import dev.llmratelimit.engine.Plan;
+import dev.llmratelimit.engine.Refusal;
 import dev.llmratelimit.engine.Verdict;
 import dev.llmratelimit.http.ErrorResponse;
 
@@ -15,29 +15,23 @@ public class RateLimitExceededException extends RateLimitRefusalException {
 
     private static final long serialVersionUID = 1L;
 
-    private final transient DecisionPlan plan;
+    private final transient Plan plan;
     private final transient Verdict verdict;
-    private final transient CallerRefusal callerRefusal;
 
-    RateLimitExceededException(ErrorResponse errorResponse, DecisionPlan plan, Verdict verdict,
-                               CallerRefusal callerRefusal) {
+    RateLimitExceededException(ErrorResponse errorResponse, Plan plan, Verdict verdict) {
         super(errorResponse, Admission.Outcome.REFUSED);
         this.plan = plan;
         this.verdict = verdict;
-        this.callerRefusal = callerRefusal;
     }
 
-    /**
-     * The store's verdict: which limit refused, its figures, the model's saturation, time to reset;
-     * {@code null} when a per-caller limit refused the call (see {@link #callerRefusal()}).
-     */
+    /** The store's verdict: which limit refused, its figures, the model's saturation, time to reset. */
     public Verdict verdict() {
         return verdict;
     }
 
-    /** The per-caller limit that refused the call, or {@code null} when a model or pool limit did. */
-    public CallerRefusal callerRefusal() {
-        return callerRefusal;
+    /** The group and limit that refused the call (a model, pool or caller scope). */
+    public Refusal refusal() {
+        return verdict.refusal();
     }
 
     public String model() {
@@ -51,6 +45,6 @@ public class RateLimitExceededException extends RateLimitRefusalException {
 
     /** Whole seconds until the window resets, at least 1. */
     public long retryAfterSeconds() {
-        return callerRefusal != null ? callerRefusal.retryAfterSeconds() : verdict.retryAfterSeconds();
+        return verdict.retryAfterSeconds();
     }
 }

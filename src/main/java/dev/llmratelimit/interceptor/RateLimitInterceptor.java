@@ -3,6 +3,7 @@ package dev.llmratelimit.interceptor;
 import dev.llmratelimit.config.RateLimitContext;
 import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.AdmissionRequest;
 import dev.llmratelimit.engine.ThrottledLog;
 import dev.llmratelimit.identity.Caller;
 import dev.llmratelimit.interceptor.jaxrs.JaxRsResults;
@@ -64,8 +65,8 @@ public class RateLimitInterceptor {
         Admission admission;
         try {
             Caller caller = runtime.callerResolver().resolve(principal(request));
-            admission = runtime.limiter().admit(call.model(), caller.teamPriority(), caller.ownPriority(),
-                    runtime.callerLimits().planFor(caller));
+            admission = runtime.limiter().admit(AdmissionRequest.of(call.model(), caller.teamPriority(),
+                    caller.ownPriority()).withCallers(runtime.callerLimits().planFor(caller)));
         } catch (RuntimeException e) {
             INTERNAL_FAILURES.log("Rate limiting failed; call passed through unlimited", e);
             return invocation.proceed();

@@ -30,7 +30,7 @@ public class RateLimitRefusalException extends RuntimeException {
     static RateLimitRefusalException of(Admission admission) {
         ErrorResponse response = ErrorResponse.refusal(admission);
         return admission.outcome() == Admission.Outcome.REFUSED
-                ? new RateLimitExceededException(response, admission.plan(), admission.verdict(), admission.callerRefusal())
+                ? new RateLimitExceededException(response, admission.plan(), admission.verdict())
                 : new RateLimitRefusalException(response, admission.outcome());
     }
 

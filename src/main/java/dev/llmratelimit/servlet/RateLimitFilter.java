@@ -7,7 +7,8 @@ import dev.llmratelimit.config.RateLimitContext;
 import dev.llmratelimit.config.RateLimitProperties;
 import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.engine.Admission;
-import dev.llmratelimit.engine.RateLimiter;
+import dev.llmratelimit.engine.AdmissionRequest;
+import dev.llmratelimit.engine.PromptTokens;
 import dev.llmratelimit.engine.ThrottledLog;
 import dev.llmratelimit.http.ErrorResponse;
 import dev.llmratelimit.http.RateLimitHeaderValues;
@@ -160,14 +161,17 @@ public class RateLimitFilter implements Filter {
         }
     }
 
-    /** Decides; the prompt is tokenized only when {@code token-admission=reserve} needs it for this model. */
+    /**
+     * Decides; the engine runs the tokenizer only when an estimate needs the prompt (and not when the
+     * body's byte length already shows the request is refused).
+     */
     private Admission admit(HttpServletRequest request, ChatRequest chat, byte[] json) {
         Caller caller = runtime.callerResolver().resolve(request.getUserPrincipal());
-        RateLimiter limiter = runtime.limiter();
-        long promptTokens = limiter.needsPromptTokens(chat.model())
-                ? TokenCounter.forModel(chat.model()).promptTokens(json, json.length) : 0;
-        return limiter.admit(chat.model(), caller.teamPriority(), caller.ownPriority(),
-                promptTokens, chat.maxTokens(), runtime.callerLimits().planFor(caller));
+        PromptTokens prompt = PromptTokens.lazy(() -> TokenCounter.forModel(chat.model()).promptTokens(json, json.length),
+                json.length);
+        return runtime.limiter().admit(AdmissionRequest.of(chat.model(), caller.teamPriority(), caller.ownPriority())
+                .withCallers(runtime.callerLimits().planFor(caller))
+                .withTokens(prompt, chat.maxTokens()));
     }
 
     private static void refuse(HttpServletResponse response, Admission admission) throws IOException {

@@ -1,7 +1,6 @@
 package dev.llmratelimit.engine;
 
-import dev.llmratelimit.store.memory.MemoryCallerLimitStore;
-import dev.llmratelimit.store.memory.MemoryCounterStore;
+import dev.llmratelimit.store.memory.MemoryAdmissionStore;
 import dev.llmratelimit.testsupport.MutableClock;
 import dev.llmratelimit.usage.Usage;
 import org.junit.jupiter.api.Test;
@@ -10,6 +9,7 @@ import java.util.List;
 
 import static dev.llmratelimit.testsupport.Policies.policy;
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.llmratelimit.testsupport.Admits.admit;
 
 /** Caller limits beside model and pool limits in one decision, all or nothing. */
 class CallerLimitsEngineTest {
@@ -17,7 +17,7 @@ class CallerLimitsEngineTest {
     private final MutableClock clock = new MutableClock();
 
     private RateLimiter limiter(String... lines) {
-        return new RateLimiter(policy(lines), new MemoryCounterStore(clock), new MemoryCallerLimitStore(clock));
+        return new RateLimiter(policy(lines), new MemoryAdmissionStore(clock));
     }
 
     private static CallerPlan key(long rpm, long tpm, long parallel) {
@@ -25,21 +25,22 @@ class CallerLimitsEngineTest {
     }
 
     @Test
-    void aCallerRefusalChangesNoModelOrPoolCounter() {
+    void aRefusalChangesNoModelOrPoolCounter() {
         RateLimiter limiter = limiter("models.m.rpm=10", "reservation.prod=0.3", "saturation-threshold=0");
         CallerPlan caller = key(2, 0, 0);
-        assertThat(limiter.admit("m", "prod", null, caller).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
-        assertThat(limiter.admit("m", "prod", null, caller).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(admit(limiter, "m", "prod", null, caller).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(admit(limiter, "m", "prod", null, caller).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
         for (int i = 0; i < 5; i++) {
-            Admission refused = limiter.admit("m", "prod", null, caller);
+            Admission refused = admit(limiter, "m", "prod", null, caller);
             assertThat(refused.outcome()).isEqualTo(Admission.Outcome.REFUSED);
-            assertThat(refused.verdict()).isNull();
-            assertThat(refused.callerRefusal().type()).isEqualTo(CallerLimitType.REQUESTS);
-            assertThat(refused.callerRefusal().current()).isEqualTo(2);
+            assertThat(refused.verdict().refusedBy()).isNull();                // no model or pool limit
+            assertThat(refused.refusal().group().kind()).isEqualTo(GroupKind.KEY);
+            assertThat(refused.refusal().dimension()).isEqualTo(Dimension.REQUESTS);
+            assertThat(refused.refusal().current()).isEqualTo(2);
             assertThat(refused.plan().pool()).isEqualTo("prod");
         }
 
-        Verdict withoutCallerLimits = limiter.admit("m", "prod", null, null).verdict();
+        Verdict withoutCallerLimits = admit(limiter, "m", "prod", null, null).verdict();
         assertThat(withoutCallerLimits.saturation()).isEqualTo(0.2);        // the model counted 2 requests
         assertThat(withoutCallerLimits.requestLimit()).isEqualTo(3);        // the prod pool: 3 of 10
         assertThat(withoutCallerLimits.requestRemaining()).isEqualTo(0);    // ... of which 2 + this one are used
@@ -50,19 +51,19 @@ class CallerLimitsEngineTest {
         RateLimiter limiter = limiter("models.m.rpm=10", "models.n.rpm=10", "models.m.reservation.prod=0.2",
                 "saturation-threshold=0");
         CallerPlan caller = key(3, 0, 1);
-        limiter.admit("m", "prod", null, caller).abort();
-        limiter.admit("m", "prod", null, caller).abort();
+        admit(limiter, "m", "prod", null, caller).abort();
+        admit(limiter, "m", "prod", null, caller).abort();
         for (int i = 0; i < 4; i++) {
-            Admission refused = limiter.admit("m", "prod", null, caller);
+            Admission refused = admit(limiter, "m", "prod", null, caller);
             assertThat(refused.verdict().refusedBy()).isEqualTo(Limit.POOL_REQUESTS);
-            assertThat(refused.callerRefusal()).isNull();
+            assertThat(refused.refusal().group().kind()).isEqualTo(GroupKind.POOL);
         }
 
-        Admission third = limiter.admit("n", "prod", null, caller);           // request 3 of 3, and the slot is free
+        Admission third = admit(limiter, "n", "prod", null, caller);           // request 3 of 3, and the slot is free
         assertThat(third.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
         third.abort();
-        CallerRefusal refusal = limiter.admit("n", "prod", null, caller).callerRefusal();
-        assertThat(refusal.type()).isEqualTo(CallerLimitType.REQUESTS);
+        Refusal refusal = admit(limiter, "n", "prod", null, caller).refusal();
+        assertThat(refusal.dimension()).isEqualTo(Dimension.REQUESTS);
         assertThat(refusal.current()).isEqualTo(3);
     }
 
@@ -70,84 +71,79 @@ class CallerLimitsEngineTest {
     void aParallelSlotIsHeldUntilTheAdmissionFinishesAndGivenBackOnce() {
         RateLimiter limiter = limiter("models.m.rpm=100");
         CallerPlan caller = key(0, 0, 1);
-        Admission first = limiter.admit("m", null, null, caller);
-        CallerRefusal refusal = limiter.admit("m", null, null, caller).callerRefusal();
-        assertThat(refusal.type()).isEqualTo(CallerLimitType.PARALLEL_REQUESTS);
+        Admission first = admit(limiter, "m", null, null, caller);
+        Refusal refusal = admit(limiter, "m", null, null, caller).refusal();
+        assertThat(refusal.dimension()).isEqualTo(Dimension.PARALLEL_REQUESTS);
         assertThat(refusal.limit()).isEqualTo(1);
         assertThat(refusal.current()).isEqualTo(1);
 
         first.abort();
         first.abort();
         first.complete(new Usage(1, 1, 0));
-        Admission second = limiter.admit("m", null, null, caller);
+        Admission second = admit(limiter, "m", null, null, caller);
         assertThat(second.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
-        assertThat(limiter.admit("m", null, null, caller).callerRefusal().current()).isEqualTo(1);
+        assertThat(admit(limiter, "m", null, null, caller).refusal().current()).isEqualTo(1);
 
         second.complete(new Usage(1, 1, 0));
-        assertThat(limiter.admit("m", null, null, caller).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(admit(limiter, "m", null, null, caller).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
     }
 
     @Test
     void completionRecordsTheTokensOnTheCallerAndTheModel() {
         RateLimiter limiter = limiter("models.m.tpm=1000", "rate-limit-type=total");
         CallerPlan caller = key(0, 100, 0);
-        limiter.admit("m", null, null, caller).complete(new Usage(70, 40, 10));
+        admit(limiter, "m", null, null, caller).complete(new Usage(70, 40, 10));
 
-        Admission refused = limiter.admit("m", null, null, caller);
-        assertThat(refused.callerRefusal().type()).isEqualTo(CallerLimitType.TOKENS);
-        assertThat(refused.callerRefusal().current()).isEqualTo(100);
-        assertThat(limiter.admit("m", null, null, null).verdict().tokenRemaining()).isEqualTo(900);
+        Admission refused = admit(limiter, "m", null, null, caller);
+        assertThat(refused.refusal().dimension()).isEqualTo(Dimension.TOKENS);
+        assertThat(refused.refusal().current()).isEqualTo(100);
+        assertThat(admit(limiter, "m", null, null, null).verdict().tokenRemaining()).isEqualTo(900);
     }
 
     @Test
     void anUnconfiguredModelPassesCallerLimitsUntouched() {
         RateLimiter limiter = limiter("models.m.rpm=10");
         CallerPlan caller = key(1, 0, 0);
-        assertThat(limiter.admit("other", null, null, caller).outcome()).isEqualTo(Admission.Outcome.UNLIMITED);
-        assertThat(limiter.admit("other", null, null, caller).outcome()).isEqualTo(Admission.Outcome.UNLIMITED);
-        assertThat(limiter.admit("m", null, null, caller).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(admit(limiter, "other", null, null, caller).outcome()).isEqualTo(Admission.Outcome.UNLIMITED);
+        assertThat(admit(limiter, "other", null, null, caller).outcome()).isEqualTo(Admission.Outcome.UNLIMITED);
+        assertThat(admit(limiter, "m", null, null, caller).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
     }
 
     @Test
-    void shadowModeLetsACallerRefusalThroughAndCountsNothingForIt() {
+    void shadowModeLetsARefusalThroughAndCountsNothingForIt() {
         RateLimiter limiter = limiter("models.m.rpm=10", "mode=shadow");
         CallerPlan caller = key(1, 0, 0);
-        limiter.admit("m", null, null, caller).abort();
-        Admission wouldRefuse = limiter.admit("m", null, null, caller);
+        admit(limiter, "m", null, null, caller).abort();
+        Admission wouldRefuse = admit(limiter, "m", null, null, caller);
 
         assertThat(wouldRefuse.permitsCall()).isTrue();
-        assertThat(wouldRefuse.callerRefusal().current()).isEqualTo(1);
-        assertThat(limiter.admit("m", null, null, null).verdict().saturation()).isEqualTo(0.1);
+        assertThat(wouldRefuse.refusal().current()).isEqualTo(1);
+        assertThat(admit(limiter, "m", null, null, null).verdict().saturation()).isEqualTo(0.1);
     }
 
     @Test
-    void aFailingCallerStoreAppliesOnStoreFailure() {
-        CallerLimitStore failing = new CallerLimitStore() {
+    void aFailingStoreAppliesOnStoreFailureToRequestsWithCallerLimits() {
+        MemoryAdmissionStore memory = new MemoryAdmissionStore(clock);
+        AdmissionStore failingWithCallers = new AdmissionStore() {
             @Override
-            public CallerVerdict acquire(CallerPlan plan) {
-                throw new StoreUnavailableException("down", null);
+            public Verdict decide(Plan plan) {
+                if (plan.groups().size() > 2) {
+                    throw new StoreUnavailableException("down", null);
+                }
+                return memory.decide(plan);
             }
 
             @Override
-            public void release(CallerPlan plan, CallerHold hold) {
-            }
-
-            @Override
-            public void record(CallerPlan plan, long tokens) {
-            }
-
-            @Override
-            public void compensate(CallerPlan plan, CallerHold hold) {
+            public void settle(Plan plan, Settlement settlement) {
+                memory.settle(plan, settlement);
             }
         };
-        MemoryCounterStore openStore = new MemoryCounterStore(clock);
-        RateLimiter open = new RateLimiter(policy("models.m.rpm=10"), openStore, failing);
-        assertThat(open.admit("m", null, null, key(1, 0, 0)).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        RateLimiter open = new RateLimiter(policy("models.m.rpm=10"), failingWithCallers);
+        assertThat(admit(open, "m", null, null, key(1, 0, 0)).outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_OPEN);
 
-        RateLimiter closed = new RateLimiter(policy("models.m.rpm=10", "on-store-failure=fail-closed"),
-                new MemoryCounterStore(clock), failing);
-        Admission refused = closed.admit("m", null, null, key(1, 0, 0));
+        RateLimiter closed = new RateLimiter(policy("models.m.rpm=10", "on-store-failure=fail-closed"), failingWithCallers);
+        Admission refused = admit(closed, "m", null, null, key(1, 0, 0));
         assertThat(refused.outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_CLOSED);
-        assertThat(closed.admit("m", null, null, null).verdict().saturation()).isEqualTo(0.0);
+        assertThat(admit(closed, "m", null, null, null).verdict().saturation()).isEqualTo(0.0);
     }
 }

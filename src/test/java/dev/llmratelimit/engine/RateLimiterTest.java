@@ -1,6 +1,6 @@
 package dev.llmratelimit.engine;
 
-import dev.llmratelimit.store.memory.MemoryCounterStore;
+import dev.llmratelimit.store.memory.MemoryAdmissionStore;
 import dev.llmratelimit.testsupport.MutableClock;
 import dev.llmratelimit.usage.Usage;
 import org.junit.jupiter.api.Test;
@@ -10,60 +10,61 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static dev.llmratelimit.testsupport.Policies.policy;
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.llmratelimit.testsupport.Admits.admit;
 
 class RateLimiterTest {
 
     private final MutableClock clock = new MutableClock();
 
     private RateLimiter limiter(String... lines) {
-        return new RateLimiter(policy(lines), new MemoryCounterStore(clock));
+        return new RateLimiter(policy(lines), new MemoryAdmissionStore(clock));
     }
 
     @Test
     void retryAfterIsTheRealTimeLeftInTheWindow() {
         RateLimiter limiter = limiter("models.m.rpm=1");
-        limiter.admit("m", null);
+        admit(limiter, "m", null);
         clock.advance(Duration.ofMillis(20_500));
-        Verdict refused = limiter.admit("m", null).verdict();
+        Verdict refused = admit(limiter, "m", null).verdict();
         assertThat(refused.resetMillis()).isEqualTo(39_500);
         assertThat(refused.retryAfterSeconds()).isEqualTo(40);
         clock.advance(Duration.ofMillis(39_400));
-        assertThat(limiter.admit("m", null).verdict().retryAfterSeconds()).isEqualTo(1);
+        assertThat(admit(limiter, "m", null).verdict().retryAfterSeconds()).isEqualTo(1);
     }
 
     @Test
     void teamPriorityWinsWhenTheModelConfiguresIt() {
         RateLimiter limiter = limiter("models.m.rpm=10", "models.n.rpm=10", "reservation.dev=0.1",
                 "models.m.reservation.prod=0.9");
-        assertThat(limiter.admit("m", "prod", "dev").plan().pool()).isEqualTo("prod");
-        assertThat(limiter.admit("n", "prod", "dev").plan().pool()).isEqualTo("dev");
-        assertThat(limiter.admit("n", "prod", "intern").plan().pool()).isEqualTo("default");
+        assertThat(admit(limiter, "m", "prod", "dev").plan().pool()).isEqualTo("prod");
+        assertThat(admit(limiter, "n", "prod", "dev").plan().pool()).isEqualTo("dev");
+        assertThat(admit(limiter, "n", "prod", "intern").plan().pool()).isEqualTo("default");
     }
 
     @Test
     void usageIsRecordedOnceWithTheConfiguredTokenType() {
         RateLimiter total = limiter("models.m.tpm=1000");
-        Admission admission = total.admit("m", null);
+        Admission admission = admit(total, "m", null);
         admission.complete(new Usage(100, 50, 30));
         admission.complete(new Usage(100, 50, 30));
-        assertThat(total.admit("m", null).verdict().tokenRemaining()).isEqualTo(1000 - 120);
+        assertThat(admit(total, "m", null).verdict().tokenRemaining()).isEqualTo(1000 - 120);
 
         RateLimiter input = limiter("models.m.tpm=1000", "rate-limit-type=input");
-        input.admit("m", null).complete(new Usage(100, 50, 30));
-        assertThat(input.admit("m", null).verdict().tokenRemaining()).isEqualTo(1000 - 70);
+        admit(input, "m", null).complete(new Usage(100, 50, 30));
+        assertThat(admit(input, "m", null).verdict().tokenRemaining()).isEqualTo(1000 - 70);
 
         RateLimiter output = limiter("models.m.tpm=1000", "rate-limit-type=output");
-        output.admit("m", null).complete(new Usage(100, 50, 30));
-        assertThat(output.admit("m", null).verdict().tokenRemaining()).isEqualTo(1000 - 50);
+        admit(output, "m", null).complete(new Usage(100, 50, 30));
+        assertThat(admit(output, "m", null).verdict().tokenRemaining()).isEqualTo(1000 - 50);
     }
 
     @Test
     void anAbortedAdmissionRecordsNothing() {
         RateLimiter limiter = limiter("models.m.tpm=1000");
-        Admission admission = limiter.admit("m", null);
+        Admission admission = admit(limiter, "m", null);
         admission.abort();
         admission.complete(new Usage(500, 0, 0));
-        assertThat(limiter.admit("m", null).verdict().tokenRemaining()).isEqualTo(1000);
+        assertThat(admit(limiter, "m", null).verdict().tokenRemaining()).isEqualTo(1000);
     }
 
     @Test
@@ -72,7 +73,7 @@ class RateLimiterTest {
         int permitted = 0;
         int wouldRefuse = 0;
         for (int i = 0; i < 5; i++) {
-            Admission admission = limiter.admit("m", null);
+            Admission admission = admit(limiter, "m", null);
             permitted += admission.permitsCall() ? 1 : 0;
             wouldRefuse += admission.outcome() == Admission.Outcome.REFUSED ? 1 : 0;
         }
@@ -82,8 +83,8 @@ class RateLimiterTest {
 
     @Test
     void unknownModelsPassUnlessRejected() {
-        assertThat(limiter("models.m.rpm=1").admit("x", null).permitsCall()).isTrue();
-        Admission rejected = limiter("models.m.rpm=1", "reject-unknown-models=true").admit("x", null);
+        assertThat(admit(limiter("models.m.rpm=1"), "x", null).permitsCall()).isTrue();
+        Admission rejected = admit(limiter("models.m.rpm=1", "reject-unknown-models=true"), "x", null);
         assertThat(rejected.outcome()).isEqualTo(Admission.Outcome.UNKNOWN_MODEL);
         assertThat(rejected.permitsCall()).isFalse();
     }
@@ -91,25 +92,24 @@ class RateLimiterTest {
     @Test
     void storeFailuresFollowOnStoreFailure() {
         AtomicInteger records = new AtomicInteger();
-        CounterStore broken = new CounterStore() {
+        AdmissionStore broken = new AdmissionStore() {
             @Override
-            public Verdict decide(DecisionPlan plan, long tokenEstimate) {
+            public Verdict decide(Plan plan) {
                 throw new StoreUnavailableException("down", null);
             }
 
             @Override
-            public void record(DecisionPlan plan, long tokens, long windowEnd) {
+            public void settle(Plan plan, Settlement settlement) {
                 records.incrementAndGet();
             }
         };
-        Admission open = new RateLimiter(policy("models.m.tpm=10"), broken).admit("m", null);
+        Admission open = admit(new RateLimiter(policy("models.m.tpm=10"), broken), "m", null);
         assertThat(open.outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_OPEN);
         assertThat(open.permitsCall()).isTrue();
         open.complete(new Usage(5, 5, 0));
         assertThat(records).hasValue(0);
 
-        Admission closed = new RateLimiter(policy("models.m.tpm=10", "on-store-failure=fail-closed"), broken)
-                .admit("m", null);
+        Admission closed = admit(new RateLimiter(policy("models.m.tpm=10", "on-store-failure=fail-closed"), broken), "m", null);
         assertThat(closed.outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_CLOSED);
         assertThat(closed.permitsCall()).isFalse();
     }

@@ -21,6 +21,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
+import static dev.llmratelimit.testsupport.Admits.admit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -306,7 +307,7 @@ class InterceptorTest {
 
     /** Decides one more request for the model (counting it) and returns the verdict; null for an unlimited model. */
     private static Verdict probe(String model) {
-        return CDI.current().select(RateLimitContext.class).get().runtime().limiter().admit(model, null).verdict();
+        return admit(CDI.current().select(RateLimitContext.class).get().runtime().limiter(), model, null).verdict();
     }
 
     private static long tokensRecorded(String model) {

@@ -2,8 +2,9 @@ package dev.llmratelimit.servlet;
 
 import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.config.FilterSettings;
-import dev.llmratelimit.engine.CounterStore;
-import dev.llmratelimit.engine.DecisionPlan;
+import dev.llmratelimit.engine.AdmissionStore;
+import dev.llmratelimit.engine.Plan;
+import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.engine.StoreUnavailableException;
 import dev.llmratelimit.engine.Verdict;
@@ -47,14 +48,14 @@ class InternalFailureTest {
 
     @Test
     void aFailedStoreWithFailOpenAdmitsAndNamesThePool() throws Exception {
-        CounterStore down = new CounterStore() {
+        AdmissionStore down = new AdmissionStore() {
             @Override
-            public Verdict decide(DecisionPlan plan, long tokenEstimate) {
+            public Verdict decide(Plan plan) {
                 throw new StoreUnavailableException("down", null);
             }
 
             @Override
-            public void record(DecisionPlan plan, long tokens, long windowEnd) {
+            public void settle(Plan plan, Settlement settlement) {
                 throw new StoreUnavailableException("down", null);
             }
         };

@@ -16,6 +16,7 @@ import java.util.Map;
 
 import static dev.llmratelimit.testsupport.Policies.properties;
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.llmratelimit.testsupport.Admits.admit;
 
 /** {@code token-admission=reserve} through the filter, over real HTTP. */
 class ReserveFilterTest {
@@ -47,7 +48,7 @@ class ReserveFilterTest {
 
     /** Tokens counted for a model: what a 1-token reservation sees, refunded at once. */
     private static long used(String model) {
-        Admission probe = runtime.limiter().admit(model, null, null, 0, 1);
+        Admission probe = admit(runtime.limiter(), model, null, null, 0, 1);
         long used = TPM - 1 - probe.verdict().tokenRemaining();
         probe.abort();
         return used;

@@ -44,6 +44,11 @@ final class ScriptRunner implements AutoCloseable {
         return keyPrefix;
     }
 
+    /** Whether the client talks to a Redis Cluster (one script call per hash slot). */
+    boolean isCluster() {
+        return client.getConfig().isClusterConfig();
+    }
+
     /**
      * Runs a script on the node that owns {@code key}. Redisson's own messages can quote the
      * arguments (pool and caller names, which logs must not show), so the failure names only the

@@ -1,7 +1,12 @@
--- The window rule shared by decide.lua and record.lua (RedisCounterStore runs each with this file
--- in front of it), the same as MemoryCounterStore's. KEYS[1] is the model's hash: e = end of the
--- live window (ms, server clock); r, t, r:<pool>, t:<pool> = its request and token counters;
--- the same names with a 'p' in front = the previous window's (sliding windows only).
+-- The window rule shared by admit.lua and settle.lua (RedisAdmissionStore runs each with this file
+-- in front of it), the same as MemoryAdmissionStore's. A window holder is one hash: e = end of the
+-- live window (ms, server clock); r<suffix>, t<suffix> = request and token counters of its groups
+-- (a model's own suffix is '', a pool's ':<pool>'); m<suffix> = micro-dollars of a budget period;
+-- the r and t names with a 'p' in front = the previous window's (sliding windows only).
+
+-- Every figure a script adds stays at most CAP (2^50, as Saturating.CAP in Java): Lua numbers are
+-- doubles, exact below 2^53, and HINCRBY of two such figures never overflows.
+local CAP = 1125899906842624
 
 local function serverMillis()
     local time = redis.call('TIME')
@@ -40,9 +45,35 @@ local function rollWindow(key, now, window, sliding)
     return windowEnd
 end
 
--- Adds a (possibly negative) count to a counter, never taking it below zero.
+-- Adds a (possibly negative) count to a counter, never taking it below zero or above CAP.
 local function addClamped(key, field, count)
-    if redis.call('HINCRBY', key, field, count) < 0 then
-        redis.call('HSET', key, field, 0)
+    if count == 0 then
+        return
     end
+    local value = redis.call('HINCRBY', key, field, string.format('%d', count))
+    if value < 0 then
+        redis.call('HSET', key, field, 0)
+    elseif value > CAP then
+        redis.call('HSET', key, field, string.format('%d', CAP))
+    end
+end
+
+-- ceil(previous * left / window), exact in integer steps while the product is exact as a double;
+-- beyond, the same rounding as PlanRule.weighted in Java.
+local function weighted(previous, left, window)
+    if left <= 0 or previous == 0 then
+        return 0
+    end
+    local product = previous * left
+    if product > 9007199254740992 then
+        return math.ceil(previous / window * left)
+    end
+    local result = math.floor(product / window)
+    if result * window > product then
+        result = result - 1
+    end
+    if result * window < product then
+        result = result + 1
+    end
+    return result
 end

@@ -1,10 +1,10 @@
 package dev.llmratelimit.store.redis;
 
+import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.CallerCounter;
-import dev.llmratelimit.engine.CallerLimitStore;
 import dev.llmratelimit.engine.CallerPlan;
 import dev.llmratelimit.engine.CallerScope;
-import dev.llmratelimit.engine.CallerVerdict;
+import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.testsupport.RedisServerExtension;
 import dev.llmratelimit.testsupport.StartTogether;
 import dev.llmratelimit.testsupport.RedisTestSettings;
@@ -17,10 +17,13 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
+import static dev.llmratelimit.testsupport.Admits.admit;
+import static dev.llmratelimit.testsupport.Policies.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Four instances (each its own Redisson client) with 16 threads each against max-parallel-requests=8. */
+/** Four instances (each its own Redisson client and engine) with 16 threads each against max-parallel-requests=8. */
 class RedisCallerParallelTest {
 
     @RegisterExtension
@@ -41,18 +44,20 @@ class RedisCallerParallelTest {
         AtomicInteger refused = new AtomicInteger();
         // Every call waits (bounded) until the limit was once reached, so reaching it is not left to luck.
         CountDownLatch limitReached = new CountDownLatch(1);
-        List<CallerLimitStore> stores = new ArrayList<>();
+        List<RedisAdmissionStore> stores = new ArrayList<>();
+        AtomicReference<Admission> any = new AtomicReference<>();
         StartTogether together = new StartTogether();
         try {
             for (int i = 0; i < INSTANCES; i++) {
-                CallerLimitStore store = RedisCallerLimitStore.create(RedisTestSettings.forAddress(REDIS.server().address()));
+                RedisAdmissionStore store = RedisAdmissionStore.create(RedisTestSettings.forAddress(REDIS.server().address()));
                 stores.add(store);
+                RateLimiter limiter = new RateLimiter(policy("models.m.rpm=1000000"), store);
                 for (int t = 0; t < THREADS; t++) {
                     together.add(() -> {
                         int done = 0;
                         while (done < CALLS_PER_THREAD) {
-                            CallerVerdict verdict = store.acquire(plan);
-                            if (!verdict.admitted()) {
+                            Admission admission = admit(limiter, "m", null, null, plan);
+                            if (admission.outcome() != Admission.Outcome.ADMITTED) {
                                 refused.incrementAndGet();
                                 Thread.sleep(1);
                                 continue;
@@ -65,7 +70,8 @@ class RedisCallerParallelTest {
                             limitReached.await(10, TimeUnit.SECONDS);
                             Thread.sleep(2);
                             inFlight.decrementAndGet();
-                            store.release(plan, verdict.hold());
+                            admission.abort();
+                            any.set(admission);
                             completed.incrementAndGet();
                             done++;
                         }
@@ -75,14 +81,14 @@ class RedisCallerParallelTest {
             }
             together.run(Duration.ofSeconds(120));
         } finally {
-            stores.forEach(CallerLimitStore::close);
+            stores.forEach(RedisAdmissionStore::close);
         }
 
         assertThat(limitReached.getCount()).isZero();
         assertThat(maxInFlight.get()).isEqualTo(MAX_PARALLEL);
         assertThat(completed.get()).isEqualTo(INSTANCES * THREADS * CALLS_PER_THREAD);
         assertThat(refused.get()).isPositive();
-        String slots = CallerKeys.slotsKey(CallerKeys.counterKey("llmrl:", plan.counters().get(0)));
+        String slots = GroupKeys.of("llmrl:", any.get().plan().group(0)).slots();
         assertThat(REDIS.server().call("ZCARD", slots)).isEqualTo(0L);
     }
 }

@@ -2,7 +2,7 @@ package dev.llmratelimit.store.redis;
 
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.CallerCounter;
-import dev.llmratelimit.engine.CallerLimitType;
+import dev.llmratelimit.engine.Dimension;
 import dev.llmratelimit.engine.CallerPlan;
 import dev.llmratelimit.engine.CallerScope;
 import dev.llmratelimit.engine.Limit;
@@ -21,6 +21,7 @@ import java.util.Map;
 
 import static dev.llmratelimit.testsupport.Policies.policy;
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.llmratelimit.testsupport.Admits.admit;
 
 /** Caller counters of three scopes in one script on a Redis Cluster, in another slot than the model's. */
 @Tag("cluster")
@@ -44,26 +45,25 @@ class RedisClusterCallerLimitsTest {
         RedissonClient client = RedissonClientFactory.create(RedisStoreSettings.parse(
                 Map.of(RedisStoreSettings.PREFIX + "config-file", yaml.toString())));
         try {
-            RedisCounterStore models = RedisCounterStore.using(client, "llmrl:");
+            RedisAdmissionStore models = RedisAdmissionStore.using(client, "llmrl:");
             RateLimiter limiter = new RateLimiter(policy("models.m.rpm=10", "models.m.tpm=1000",
-                    "models.m.reservation.prod=0.2", "saturation-threshold=0"),
-                    models, RedisCallerLimitStore.using(client, "llmrl:"));
+                    "models.m.reservation.prod=0.2", "saturation-threshold=0"), models);
             CallerCounter key = new CallerCounter(CallerScope.KEY, "sk-1", 4, 0, 1);
             CallerPlan plan = new CallerPlan(List.of(key, new CallerCounter(CallerScope.USER, "u", 0, 100, 0),
                     new CallerCounter(CallerScope.TEAM, "t", 0, 0, 2)), 60_000, 600_000);
-            String callerKey = CallerKeys.counterKey("llmrl:", key);
+            String callerKey = "llmrl:{k.c2stMQ}";                                      // base64url("sk-1")
             assertThat(cluster.slotOf(callerKey)).isNotEqualTo(cluster.slotOf(models.keyOf("m")));
 
-            Admission first = limiter.admit("m", "prod", null, plan);
-            assertThat(limiter.admit("m", "prod", null, plan).callerRefusal().type())
-                    .isEqualTo(CallerLimitType.PARALLEL_REQUESTS);
+            Admission first = admit(limiter, "m", "prod", null, plan);
+            assertThat(admit(limiter, "m", "prod", null, plan).refusal().dimension())
+                    .isEqualTo(Dimension.PARALLEL_REQUESTS);
             first.complete(new Usage(30, 20, 0));
-            limiter.admit("m", "prod", null, plan).abort();
-            assertThat(limiter.admit("m", "prod", null, plan).verdict().refusedBy()).isEqualTo(Limit.POOL_REQUESTS);
-            assertThat(limiter.admit("m", null, null, plan).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+            admit(limiter, "m", "prod", null, plan).abort();
+            assertThat(admit(limiter, "m", "prod", null, plan).verdict().refusedBy()).isEqualTo(Limit.POOL_REQUESTS);
+            assertThat(admit(limiter, "m", null, null, plan).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
 
-            Admission refused = limiter.admit("m", null, null, plan);
-            assertThat(refused.callerRefusal().type()).isEqualTo(CallerLimitType.PARALLEL_REQUESTS);
+            Admission refused = admit(limiter, "m", null, null, plan);
+            assertThat(refused.refusal().dimension()).isEqualTo(Dimension.PARALLEL_REQUESTS);
             assertThat(cluster.masterOf(cluster.slotOf(callerKey)).call("HGET", callerKey, "r")).isEqualTo("3");
         } finally {
             client.shutdown();

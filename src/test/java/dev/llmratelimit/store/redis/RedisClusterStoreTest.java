@@ -18,6 +18,7 @@ import java.util.stream.IntStream;
 
 import static dev.llmratelimit.testsupport.Policies.policy;
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.llmratelimit.testsupport.Admits.admit;
 
 /** The store on a 6-node Redis Cluster configured by a Redisson YAML file, through a master's failover. */
 @Tag("cluster")
@@ -43,7 +44,7 @@ class RedisClusterStoreTest {
         List<String> lines = new ArrayList<>(List.of("reservation.prod=0.5", "saturation-threshold=1"));
         IntStream.range(0, MODELS).forEach(i -> lines.add("models.model-" + i + ".rpm=3"));
         RateLimiter limiter;
-        try (RedisCounterStore store = RedisCounterStore.create(RedisStoreSettings.parse(
+        try (RedisAdmissionStore store = RedisAdmissionStore.create(RedisStoreSettings.parse(
                 Map.of(RedisStoreSettings.PREFIX + "config-file", yaml.toString())))) {
             limiter = new RateLimiter(policy(lines.toArray(String[]::new)), store);
 
@@ -67,7 +68,7 @@ class RedisClusterStoreTest {
             assertThat(onFailedShard).isNotEmpty();
             awaitAdmitted(limiter, onFailedShard.get(0));
             // The promoted replica had no scripts: NOSCRIPT, SCRIPT LOAD, retry.
-            assertThat(RedisCounterStoreTest.scriptLoads(cluster.masterOf(slot))).isPositive();
+            assertThat(RedisAdmissionStoreTest.scriptLoads(cluster.masterOf(slot))).isPositive();
             assertThat(admitUntilRefused(limiter, onFailedShard.get(0))).isEqualTo(2);
             for (String model : onFailedShard.subList(1, onFailedShard.size())) {
                 assertThat(admitUntilRefused(limiter, model)).isEqualTo(3);
@@ -78,7 +79,7 @@ class RedisClusterStoreTest {
     private static int admitUntilRefused(RateLimiter limiter, String model) {
         int admitted = 0;
         Admission admission;
-        while ((admission = limiter.admit(model, "prod")).outcome() == Admission.Outcome.ADMITTED) {
+        while ((admission = admit(limiter, model, "prod")).outcome() == Admission.Outcome.ADMITTED) {
             admitted++;
         }
         assertThat(admission.verdict()).as(model + " " + admission.outcome()).isNotNull();
@@ -89,7 +90,7 @@ class RedisClusterStoreTest {
     /** While Redisson learns the new topology, decisions fail open; wait for the first real one. */
     private static void awaitAdmitted(RateLimiter limiter, String model) throws InterruptedException {
         for (int attempt = 0; attempt < 150; attempt++) {
-            Admission admission = limiter.admit(model, "prod");
+            Admission admission = admit(limiter, model, "prod");
             if (admission.outcome() == Admission.Outcome.ADMITTED) {
                 return;
             }

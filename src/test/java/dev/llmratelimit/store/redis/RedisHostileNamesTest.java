@@ -15,6 +15,7 @@ import java.util.List;
 
 import static dev.llmratelimit.testsupport.Policies.policy;
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.llmratelimit.testsupport.Admits.admit;
 
 /** Model names are user input (SPEC 7a, 8): they can neither collide nor break the hash tag. */
 class RedisHostileNamesTest {
@@ -29,21 +30,23 @@ class RedisHostileNamesTest {
     void namesDoNotCollideAndEachModelHasOneKeyInItsOwnSlot() {
         List<String> lines = new ArrayList<>(List.of("reservation.prod=0.5", "saturation-threshold=1"));
         MODELS.forEach(model -> lines.add("models.\"" + model + "\".rpm=3"));
-        try (RedisCounterStore store = RedisCounterStore.create(RedisTestSettings.forAddress(REDIS.server().address()))) {
+        try (RedisAdmissionStore store = RedisAdmissionStore.create(RedisTestSettings.forAddress(REDIS.server().address()))) {
             RateLimiter limiter = new RateLimiter(policy(lines.toArray(String[]::new)), store);
             assertThat(limiter.policy().models()).hasSize(MODELS.size());
 
             for (int round = 0; round < 3; round++) {
                 for (String model : MODELS) {
-                    assertThat(limiter.admit(model, "prod").outcome()).as(model).isEqualTo(Admission.Outcome.ADMITTED);
+                    Admission admission = admit(limiter, model, "prod");
+                    assertThat(admission.outcome()).as(model).isEqualTo(Admission.Outcome.ADMITTED);
+                    admission.abort();                                  // settled: its decision record goes
                 }
             }
             for (String model : MODELS) {
-                assertThat(limiter.admit(model, "prod").verdict().refusedBy()).as(model).isEqualTo(Limit.MODEL_REQUESTS);
+                assertThat(admit(limiter, model, "prod").verdict().refusedBy()).as(model).isEqualTo(Limit.MODEL_REQUESTS);
             }
 
             for (int i = 0; i < 50; i++) {
-                assertThat(limiter.admit("not configured {" + i + "}", "prod").outcome())
+                assertThat(admit(limiter, "not configured {" + i + "}", "prod").outcome())
                         .isEqualTo(Admission.Outcome.UNLIMITED);
             }
             assertThat(REDIS.server().call("DBSIZE")).isEqualTo((long) MODELS.size());

@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import static dev.llmratelimit.testsupport.Policies.policy;
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.llmratelimit.testsupport.Admits.admit;
 
 /**
  * {@code token-admission=reserve} under 64 concurrent requests through four application instances
@@ -43,7 +44,7 @@ class RedisReserveAcrossInstancesTest {
     @Test
     void tokensAdmittedStayWithinTpmPlusTheEstimationErrorInFlight() throws Exception {
         RateLimitPolicy policy = policy("models.m.tpm=" + TPM, "token-admission=reserve");
-        List<RedisCounterStore> stores = new ArrayList<>();
+        List<RedisAdmissionStore> stores = new ArrayList<>();
         StartTogether together = new StartTogether();
         AtomicLong admitted = new AtomicLong();
         AtomicLong refused = new AtomicLong();
@@ -51,14 +52,14 @@ class RedisReserveAcrossInstancesTest {
         try {
             for (int i = 0; i < INSTANCES; i++) {
                 // A generous timeout: a decision that timed out would be admitted unreserved (fail-open).
-                RedisCounterStore store = RedisCounterStore.create(RedisTestSettings.forAddress(REDIS.server().address()));
+                RedisAdmissionStore store = RedisAdmissionStore.create(RedisTestSettings.forAddress(REDIS.server().address()));
                 stores.add(store);
                 RateLimiter instance = new RateLimiter(policy, store);
                 for (int t = 0; t < THREADS; t++) {
                     long error = error(i * THREADS + t);
                     together.add(() -> {
                         for (int a = 0; a < ATTEMPTS; a++) {
-                            Admission admission = instance.admit("m", null, null, PROMPT, MAX_TOKENS);
+                            Admission admission = admit(instance, "m", null, null, PROMPT, MAX_TOKENS);
                             if (admission.outcome() != Admission.Outcome.ADMITTED) {
                                 assertThat(admission.outcome()).isEqualTo(Admission.Outcome.REFUSED);
                                 refused.incrementAndGet();
@@ -77,7 +78,7 @@ class RedisReserveAcrossInstancesTest {
             }
             together.run(Duration.ofSeconds(120));
         } finally {
-            stores.forEach(RedisCounterStore::close);
+            stores.forEach(RedisAdmissionStore::close);
         }
 
         assertThat(admitted.get() + refused.get()).isEqualTo(INSTANCES * THREADS * ATTEMPTS);

@@ -17,6 +17,7 @@ import java.util.stream.LongStream;
 
 import static dev.llmratelimit.testsupport.Policies.policy;
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.llmratelimit.testsupport.Admits.admit;
 
 /** Four application instances (each its own Redisson client) with 16 threads each share one model. */
 class RedisSharedAcrossInstancesTest {
@@ -35,19 +36,19 @@ class RedisSharedAcrossInstancesTest {
     void everyInstanceSeesOneCounterAndSwitchesToStrictAtTheSameRequest() throws Exception {
         RateLimitPolicy policy = policy("models.m.rpm=400", "reservation.prod=0.9", "reservation.dev=0.1",
                 "saturation-threshold=0.5");
-        List<RedisCounterStore> stores = new ArrayList<>();
+        List<RedisAdmissionStore> stores = new ArrayList<>();
         StartTogether together = new StartTogether();
         ConcurrentLinkedQueue<Decision> decisions = new ConcurrentLinkedQueue<>();
         try {
             for (int i = 0; i < INSTANCES; i++) {
-                RedisCounterStore store = RedisCounterStore.create(RedisTestSettings.forAddress(REDIS.server().address()));
+                RedisAdmissionStore store = RedisAdmissionStore.create(RedisTestSettings.forAddress(REDIS.server().address()));
                 stores.add(store);
                 RateLimiter instance = new RateLimiter(policy, store);
                 for (int t = 0; t < THREADS; t++) {
                     String priority = t % 2 == 0 ? "prod" : "dev";
                     together.add(() -> {
                         for (int a = 0; a < ATTEMPTS; a++) {
-                            decisions.add(new Decision(priority, instance.admit("m", priority).verdict()));
+                            decisions.add(new Decision(priority, admit(instance, "m", priority).verdict()));
                         }
                         return null;
                     });
@@ -55,7 +56,7 @@ class RedisSharedAcrossInstancesTest {
             }
             together.run(Duration.ofSeconds(60));
         } finally {
-            stores.forEach(RedisCounterStore::close);
+            stores.forEach(RedisAdmissionStore::close);
         }
 
         assertThat(decisions).hasSize(INSTANCES * THREADS * ATTEMPTS);

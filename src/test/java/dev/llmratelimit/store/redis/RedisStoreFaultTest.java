@@ -1,13 +1,15 @@
 package dev.llmratelimit.store.redis;
 
 import dev.llmratelimit.engine.Admission;
-import dev.llmratelimit.engine.CounterStore;
-import dev.llmratelimit.engine.DecisionPlan;
+import dev.llmratelimit.engine.AdmissionStore;
+import dev.llmratelimit.engine.Plan;
+import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.Limit;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.engine.Verdict;
 import dev.llmratelimit.store.CircuitBreakerSettings;
-import dev.llmratelimit.store.CircuitBreakingCounterStore;
+import dev.llmratelimit.store.CircuitBreaker;
+import dev.llmratelimit.store.CircuitBreakingAdmissionStore;
 import dev.llmratelimit.testsupport.MutableClock;
 import dev.llmratelimit.testsupport.RedisServer;
 import dev.llmratelimit.testsupport.RedisServerExtension;
@@ -21,6 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static dev.llmratelimit.testsupport.Policies.policy;
 import static org.assertj.core.api.Assertions.assertThat;
+import static dev.llmratelimit.testsupport.Admits.admit;
 
 /** Redis going away and coming back, through the engine, the circuit breaker and the Redis store. */
 class RedisStoreFaultTest {
@@ -31,7 +34,7 @@ class RedisStoreFaultTest {
     private static final Duration BACKOFF = Duration.ofSeconds(5);
 
     private final MutableClock clock = new MutableClock();
-    private RedisCounterStore redisStore;
+    private RedisAdmissionStore redisStore;
     private CountingStore reachingRedis;
 
     @AfterEach
@@ -40,11 +43,11 @@ class RedisStoreFaultTest {
     }
 
     private RateLimiter limiter(String onStoreFailure) {
-        redisStore = RedisCounterStore.create(RedisStoreSettings.parse(
+        redisStore = RedisAdmissionStore.create(RedisStoreSettings.parse(
                 Map.of(RedisStoreSettings.PREFIX + "address", REDIS.server().address())));
         reachingRedis = new CountingStore(redisStore);
-        CounterStore store = new CircuitBreakingCounterStore(reachingRedis,
-                new CircuitBreakerSettings(3, BACKOFF), clock);
+        AdmissionStore store = new CircuitBreakingAdmissionStore(reachingRedis,
+                new CircuitBreaker(new CircuitBreakerSettings(3, BACKOFF), clock));
         return new RateLimiter(policy("models.m.rpm=5", "on-store-failure=" + onStoreFailure), store);
     }
 
@@ -52,39 +55,39 @@ class RedisStoreFaultTest {
     void failOpenSkipsADeadRedisAndEnforcesLimitsAgainWhenItIsBack() {
         RateLimiter limiter = limiter("fail-open");
         RedisServer server = REDIS.server();
-        assertThat(limiter.admit("m", null).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
-        assertThat(limiter.admit("m", null).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(admit(limiter, "m", null).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(admit(limiter, "m", null).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
 
         server.stop();
         for (int i = 0; i < 50; i++) {
-            Admission admission = limiter.admit("m", null);
+            Admission admission = admit(limiter, "m", null);
             assertThat(admission.outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_OPEN);
             assertThat(admission.permitsCall()).isTrue();
         }
         assertThat(reachingRedis.calls.get()).isEqualTo(2 + 3);   // after 3 failures the circuit skips Redis
 
         server.start();                                           // same port, empty, no scripts loaded
-        assertThat(limiter.admit("m", null).outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_OPEN);
+        assertThat(admit(limiter, "m", null).outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_OPEN);
         assertThat(reachingRedis.calls.get()).isEqualTo(5);       // still backing off
 
         Admission probe = awaitAdmitted(limiter);
         assertThat(probe.verdict().requestRemaining()).isEqualTo(4);          // a fresh window on the new server
         for (int i = 0; i < 4; i++) {
-            assertThat(limiter.admit("m", null).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+            assertThat(admit(limiter, "m", null).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
         }
-        Verdict refused = limiter.admit("m", null).verdict();
+        Verdict refused = admit(limiter, "m", null).verdict();
         assertThat(refused.refusedBy()).isEqualTo(Limit.MODEL_REQUESTS);
-        assertThat(RedisCounterStoreTest.scriptLoads(server)).isEqualTo(1);     // the NOSCRIPT path
+        assertThat(RedisAdmissionStoreTest.scriptLoads(server)).isEqualTo(1);     // the NOSCRIPT path
     }
 
     @Test
     void failClosedRefusesWhileRedisIsDown() {
         RateLimiter limiter = limiter("fail-closed");
-        assertThat(limiter.admit("m", null).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(admit(limiter, "m", null).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
 
         REDIS.server().stop();
         for (int i = 0; i < 20; i++) {
-            Admission admission = limiter.admit("m", null);
+            Admission admission = admit(limiter, "m", null);
             assertThat(admission.outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_CLOSED);
             assertThat(admission.permitsCall()).isFalse();
         }
@@ -102,7 +105,7 @@ class RedisStoreFaultTest {
         for (int attempt = 0; attempt < 100; attempt++) {
             clock.advance(BACKOFF);
             int before = reachingRedis.calls.get();
-            Admission admission = limiter.admit("m", null);
+            Admission admission = admit(limiter, "m", null);
             assertThat(reachingRedis.calls.get()).isEqualTo(before + 1);        // exactly one probe
             if (admission.outcome() == Admission.Outcome.ADMITTED) {
                 return admission;
@@ -121,24 +124,24 @@ class RedisStoreFaultTest {
     }
 
     /** Counts the calls that reach the Redis store. */
-    private static final class CountingStore implements CounterStore {
-        private final CounterStore delegate;
+    private static final class CountingStore implements AdmissionStore {
+        private final AdmissionStore delegate;
         final AtomicInteger calls = new AtomicInteger();
 
-        CountingStore(CounterStore delegate) {
+        CountingStore(AdmissionStore delegate) {
             this.delegate = delegate;
         }
 
         @Override
-        public Verdict decide(DecisionPlan plan, long tokenEstimate) {
+        public Verdict decide(Plan plan) {
             calls.incrementAndGet();
-            return delegate.decide(plan, tokenEstimate);
+            return delegate.decide(plan);
         }
 
         @Override
-        public void record(DecisionPlan plan, long tokens, long windowEnd) {
+        public void settle(Plan plan, Settlement settlement) {
             calls.incrementAndGet();
-            delegate.record(plan, tokens, windowEnd);
+            delegate.settle(plan, settlement);
         }
     }
 }

@@ -1,0 +1,48 @@
+package dev.llmratelimit.engine;
+
+/**
+ * One request as the engine decides it.
+ *
+ * @param model           the request body's {@code model}
+ * @param preferred       the caller's first-choice priority (its team's), or {@code null}
+ * @param fallback        the priority used when the model does not configure {@code preferred}, or {@code null}
+ * @param callers         the caller's per-scope limits, or {@code null} when none applies
+ * @param prompt          the request's prompt tokens, counted only when an estimate needs them
+ * @param maxOutputTokens the request's {@code max_completion_tokens}/{@code max_tokens}, or {@link #UNKNOWN_OUTPUT}
+ * @param n               completions asked for (the body's {@code n}), at least 1
+ * @param requestId       names the decision in the store (markers, compensation); {@code null}: the engine makes one
+ */
+public record AdmissionRequest(String model, String preferred, String fallback, CallerPlan callers,
+                               PromptTokens prompt, long maxOutputTokens, int n, String requestId) {
+
+    /** The {@code maxOutputTokens} of a request that sets no {@code max_tokens}. */
+    public static final long UNKNOWN_OUTPUT = -1;
+
+    public AdmissionRequest {
+        if (prompt == null) {
+            prompt = PromptTokens.NONE;
+        }
+        n = Math.max(1, n);
+    }
+
+    /** A request without prompt, output limit or caller limits. */
+    public static AdmissionRequest of(String model, String preferred, String fallback) {
+        return new AdmissionRequest(model, preferred, fallback, null, PromptTokens.NONE, UNKNOWN_OUTPUT, 1, null);
+    }
+
+    public AdmissionRequest withCallers(CallerPlan plan) {
+        return new AdmissionRequest(model, preferred, fallback, plan, prompt, maxOutputTokens, n, requestId);
+    }
+
+    public AdmissionRequest withTokens(PromptTokens promptTokens, long maxOutput) {
+        return new AdmissionRequest(model, preferred, fallback, callers, promptTokens, maxOutput, n, requestId);
+    }
+
+    public AdmissionRequest withChoices(int choices) {
+        return new AdmissionRequest(model, preferred, fallback, callers, prompt, maxOutputTokens, choices, requestId);
+    }
+
+    public AdmissionRequest withRequestId(String id) {
+        return new AdmissionRequest(model, preferred, fallback, callers, prompt, maxOutputTokens, n, id);
+    }
+}

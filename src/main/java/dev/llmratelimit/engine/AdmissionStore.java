@@ -1,0 +1,42 @@
+package dev.llmratelimit.engine;
+
+/**
+ * Where counters live. A store executes a whole {@link Plan} in one atomic step and answers one
+ * {@link Verdict} ({@link PlanRule} is the rule), and settles it in one more step; a remote store
+ * spends one round trip on each (Redis Cluster: one per hash slot involved).
+ *
+ * <p>Windows (the contract suite checks them): a group's rolling window starts with the first
+ * request or recording when none is live and lasts {@link GroupWindow#millis()}; groups of one
+ * model share the model's window. With a fixed window the next one starts with the next request
+ * after it ended; with a sliding one it follows on without a gap while the previous one is inside
+ * the sliding span, whose counters then count as {@code ceil(previous * msLeft / window)}. A period
+ * window is its period. Parallel slots and the store's record of a decision live at most
+ * {@link Plan#leaseMillis()}.
+ */
+public interface AdmissionStore extends AutoCloseable {
+
+    /**
+     * Reads every group, checks the enforced limits and, only if all pass, applies every group's
+     * increments and records what it applied under {@link Plan#requestId()}. A refusal changes no
+     * counter.
+     *
+     * @throws StoreUnavailableException when the store cannot answer (the decision may still run
+     *         later), or when the request id was cancelled before the decision ran
+     */
+    Verdict decide(Plan plan);
+
+    /**
+     * Finishes the decision {@link Plan#requestId()} named: records the usage, settles reservations,
+     * releases slots, and forgets the decision, so a second call changes nothing. A decision the
+     * store has no record of (never applied, already finished, or its lease ended) is left alone,
+     * except that a {@link Settlement#CANCEL} leaves a mark that a late-running decision obeys, and
+     * a {@link Settlement#asLate()} one records its usage in the live windows.
+     *
+     * @throws StoreUnavailableException when the store cannot answer
+     */
+    void settle(Plan plan, Settlement settlement);
+
+    @Override
+    default void close() {
+    }
+}

@@ -1,0 +1,57 @@
+package dev.llmratelimit.engine;
+
+/**
+ * One set of counters a request touches: a model, one of its pools, a caller scope, a budget. A
+ * plan is a list of these, and stores execute every group by the same rule ({@link PlanRule}).
+ *
+ * @param id          whose counters: the model name (model and pool groups), the principal name
+ *                    (key), user or team name, or a budget's scope identity
+ * @param member      names a group inside its {@code id}: the pool name of a pool group (it shares
+ *                    the model's window), a budget's model; {@code ""} otherwise
+ * @param window      how the group's counters roll
+ * @param enforcement whether its limits are checked or only tracked
+ * @param increments  what an admitted request adds
+ */
+public record CounterGroup(GroupKind kind, String id, String member, GroupWindow window, Limits limits,
+                           Enforcement enforcement, Increments increments) {
+
+    public CounterGroup {
+        if (kind == GroupKind.POOL && !window.isRolling()) {
+            throw new IllegalArgumentException("A pool group lives in its model's rolling window");
+        }
+        if (increments.slot() && !limits.limitsParallel()) {
+            throw new IllegalArgumentException("Only a group that limits parallel requests takes a slot");
+        }
+    }
+
+    /** The same group with other increments (a request's token estimate, its worst-case cost). */
+    public CounterGroup withIncrements(Increments other) {
+        return other.equals(increments) ? this
+                : new CounterGroup(kind, id, member, window, limits, enforcement, other);
+    }
+
+    /** Whether settling a request changes this group's tokens (it limits, or tracks, tokens). */
+    public boolean countsTokens() {
+        return window.counts() && limits.limitsTokens();
+    }
+
+    public boolean countsMoney() {
+        return window.counts() && limits.limitsMoney();
+    }
+
+    /**
+     * How messages show the identity: a key only as {@code sha256:} and the first 12 hex digits of
+     * its SHA-256 (principal names may be the API key itself); other names as they are.
+     */
+    public String label() {
+        return kind == GroupKind.KEY ? CallerCounter.shortHash(id) : id;
+    }
+
+    /** Caller identities are never printed in full. */
+    @Override
+    public String toString() {
+        String who = kind == GroupKind.MODEL || kind == GroupKind.POOL ? id : CallerCounter.shortHash(id);
+        return "CounterGroup[" + kind.label() + " " + who + (member.isEmpty() ? "" : "/" + member)
+                + ", " + limits + ", " + enforcement.mode() + "]";
+    }
+}

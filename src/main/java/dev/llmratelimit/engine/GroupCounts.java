@@ -1,0 +1,14 @@
+package dev.llmratelimit.engine;
+
+/**
+ * One group's counters as a store read them for a decision, before the request: the live window's
+ * (or period's), the previous window's (sliding windows only; 0 otherwise) and the slots in flight.
+ *
+ * @param remainingMillis milliseconds until the live window or period ends (0 without one)
+ * @param windowEnd       the end of the live window on the store's clock, which names it
+ */
+public record GroupCounts(long requests, long tokens, long micros, long previousRequests, long previousTokens,
+                          long inFlight, long remainingMillis, long windowEnd) {
+
+    public static final GroupCounts EMPTY = new GroupCounts(0, 0, 0, 0, 0, 0, 0, 0);
+}

@@ -1,0 +1,73 @@
+package dev.llmratelimit.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Every counter group one request touches, in the order they are checked (caller scopes key, user,
+ * team, then model and pool, then whatever an extension adds, such as budgets): all pass and all
+ * are counted, or none is counted and the first that fails is named.
+ *
+ * @param requestId   names the decision in the store, so that settling and compensating it are idempotent
+ * @param model       the model as the request names it (messages)
+ * @param pool        the pool the request counts in (headers, messages)
+ * @param leaseMillis how long a parallel slot and the store's record of the decision live at most
+ * @param cost        the money of a response's usage, for groups that limit money
+ */
+public record Plan(String requestId, String model, String pool, List<CounterGroup> groups, long leaseMillis,
+                   UsageCost cost) {
+
+    public Plan {
+        groups = List.copyOf(groups);
+        if (groups.isEmpty()) {
+            throw new IllegalArgumentException("A plan has at least one group");
+        }
+    }
+
+    /** The index of the model group (the source of saturation), -1 if the plan has none. */
+    public int modelIndex() {
+        for (int i = 0; i < groups.size(); i++) {
+            if (groups.get(i).kind() == GroupKind.MODEL) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    public CounterGroup group(int index) {
+        return groups.get(index);
+    }
+
+    /** The model group's limits ({@link Limits#UNLIMITED} without one), as messages show capacity. */
+    public Limits modelLimits() {
+        int index = modelIndex();
+        return index < 0 ? Limits.UNLIMITED : groups.get(index).limits();
+    }
+
+    /** Whether settling needs the response's tokens. */
+    public boolean countsTokens() {
+        for (CounterGroup group : groups) {
+            if (group.countsTokens()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The tokens the decision reserves on the model group, 0 when none. */
+    public long reservedTokens() {
+        int index = modelIndex();
+        return index < 0 ? 0 : groups.get(index).increments().tokens();
+    }
+
+    /** This plan with more groups after its own (budgets). */
+    public Plan plus(List<CounterGroup> more, UsageCost moreCost) {
+        if (more.isEmpty()) {
+            return this;
+        }
+        List<CounterGroup> all = new ArrayList<>(groups.size() + more.size());
+        all.addAll(groups);
+        all.addAll(more);
+        return new Plan(requestId, model, pool, all, leaseMillis, moreCost == null ? cost : moreCost);
+    }
+}

@@ -1,0 +1,38 @@
+package dev.llmratelimit.engine;
+
+import java.util.List;
+
+/**
+ * Adds counter groups of another limit kind (budgets) to the plan of every request for a
+ * configured model. The groups are checked after the engine's own and counted all or nothing
+ * with them, in the same store call.
+ */
+public interface PlanExtension {
+
+    /**
+     * @param request the request
+     * @param tokens  its token estimate (prompt and expected output), for worst-case costs
+     * @return the groups to add (empty for none) and the cost of a response's usage for them
+     */
+    Contribution contribute(AdmissionRequest request, TokenEstimate tokens);
+
+    /** What one extension adds to one plan. */
+    record Contribution(List<CounterGroup> groups, UsageCost cost) {
+
+        public static final Contribution NONE = new Contribution(List.of(), null);
+
+        public Contribution {
+            groups = List.copyOf(groups);
+        }
+    }
+
+    /** A request's expected tokens, counted only on demand (the prompt may need a tokenizer). */
+    interface TokenEstimate {
+
+        /** The prompt's tokens, or their free upper bound where the engine expects a refusal anyway. */
+        long promptTokens();
+
+        /** The expected completion tokens of all choices: {@code max_tokens} or the model's expectation. */
+        long outputTokens();
+    }
+}

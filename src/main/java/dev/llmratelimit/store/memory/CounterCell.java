@@ -1,0 +1,99 @@
+package dev.llmratelimit.store.memory;
+
+import dev.llmratelimit.engine.GroupCounts;
+import dev.llmratelimit.engine.GroupWindow;
+
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The counters of one window holder (a model with its pools, a caller scope, a budget period): the
+ * live and the previous window's counts per field (the model's own is {@code ""}, a pool's its
+ * name) and the parallel slots in flight. Guarded by its lock; a swept cell is marked removed so a
+ * thread that found it before the sweep looks again.
+ */
+final class CounterCell {
+
+    final ReentrantLock lock = new ReentrantLock();
+    boolean removed;
+    long end = Long.MIN_VALUE;
+    private GroupWindow window = GroupWindow.NONE;
+    private Map<String, long[]> current = new HashMap<>(4);
+    private Map<String, long[]> previous = new HashMap<>(4);
+    /** Request id to lease end. */
+    final Map<String, Long> slots = new HashMap<>(4);
+
+    static final int REQUESTS = 0;
+    static final int TOKENS = 1;
+    static final int MICROS = 2;
+
+    /** Starts the window {@code now} lies in when the live one has ended (see AdmissionStore). */
+    void roll(long now, GroupWindow window) {
+        this.window = window;
+        if (window.isPeriod()) {
+            end = window.periodEnd();
+            return;
+        }
+        if (now < end) {
+            return;
+        }
+        long length = window.millis();
+        Map<String, long[]> ended = current;
+        current = previous;
+        current.clear();
+        previous = ended;
+        if (window.sliding() && now < end + length) {
+            end += length;
+        } else {
+            previous.clear();
+            end = now + length;
+        }
+    }
+
+    GroupCounts read(String field, long now, long leaseNow) {
+        long[] live = current.get(field);
+        long[] before = previous.get(field);
+        return new GroupCounts(live == null ? 0 : live[REQUESTS], live == null ? 0 : live[TOKENS],
+                live == null ? 0 : live[MICROS], before == null ? 0 : before[REQUESTS], before == null ? 0 : before[TOKENS],
+                inFlight(leaseNow), Math.max(0, end - now), end);
+    }
+
+    int inFlight(long now) {
+        if (!slots.isEmpty()) {
+            slots.values().removeIf(leaseEnd -> leaseEnd <= now);
+        }
+        return slots.size();
+    }
+
+    /** The live window's counts of a field, created on first use. */
+    long[] live(String field) {
+        return current.computeIfAbsent(field, f -> new long[3]);
+    }
+
+    /** The counts of the window that ends at {@code windowEnd}, or {@code null} if it no longer counts. */
+    long[] countsOf(String field, long windowEnd, long now, GroupWindow window) {
+        if (window.isPeriod()) {
+            return live(field);
+        }
+        long length = window.millis();
+        if (windowEnd == end && (now < end || window.sliding() && now < end + length)) {
+            return live(field);
+        }
+        if (window.sliding() && windowEnd == end - length && now < end) {
+            return previous.computeIfAbsent(field, f -> new long[3]);
+        }
+        return null;
+    }
+
+    /** Whether nothing in the cell counts any more at {@code now}. */
+    boolean expired(long now) {
+        long countsUntil = window.sliding() ? end + window.millis() : end;
+        return now >= countsUntil && inFlight(now) == 0;
+    }
+
+    /** Adds to one counter, never below zero, never above the cap. */
+    static void add(long[] counts, int index, long amount) {
+        counts[index] = Math.max(0, dev.llmratelimit.engine.Saturating.add(counts[index], amount));
+    }
+}

@@ -1,0 +1,249 @@
+package dev.llmratelimit.store.memory;
+
+import dev.llmratelimit.engine.AdmissionStore;
+import dev.llmratelimit.engine.CounterGroup;
+import dev.llmratelimit.engine.GroupCounts;
+import dev.llmratelimit.engine.GroupKind;
+import dev.llmratelimit.engine.Increments;
+import dev.llmratelimit.engine.Plan;
+import dev.llmratelimit.engine.PlanRule;
+import dev.llmratelimit.engine.Settlement;
+import dev.llmratelimit.engine.StoreUnavailableException;
+import dev.llmratelimit.engine.Verdict;
+
+import java.time.Clock;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Counters in this JVM's memory, executing a whole plan under the locks of the cells it touches,
+ * taken in one fixed order (so two plans never deadlock). What a decision applied is kept under
+ * its request id until it is settled or its lease ends. Cells whose windows ended and that hold no
+ * slot are dropped every {@value #SWEEP_EVERY} decisions, so memory is bounded by the models and
+ * the callers active in one window.
+ */
+public final class MemoryAdmissionStore implements AdmissionStore {
+
+    static final int SWEEP_EVERY = 4096;
+
+    private static final Comparator<CellKey> ORDER = Comparator.comparing(CellKey::kind)
+            .thenComparing(CellKey::id).thenComparing(CellKey::member).thenComparing(CellKey::period);
+
+    private final Clock clock;
+    private final ConcurrentMap<CellKey, CounterCell> cells = new ConcurrentHashMap<>();
+    private final ConcurrentMap<String, Applied> decisions = new ConcurrentHashMap<>();
+    /** Request ids cancelled before their decision ran, to lease end. */
+    private final ConcurrentMap<String, Long> cancelled = new ConcurrentHashMap<>();
+    private final AtomicInteger untilSweep = new AtomicInteger(SWEEP_EVERY);
+
+    /** Which cell a group lives in: a pool lives in its model's. */
+    private record CellKey(char kind, String id, String member, String period) {
+        static CellKey of(CounterGroup group) {
+            return group.kind() == GroupKind.POOL
+                    ? new CellKey(GroupKind.MODEL.code(), group.id(), "", "")
+                    : new CellKey(group.kind().code(), group.id(), group.member(),
+                            group.window().isPeriod() ? group.window().periodId() : "");
+        }
+    }
+
+    /** What one decision applied: the window end of each group at the time. */
+    private record Applied(long[] windowEnds, long leaseEnd) {
+    }
+
+    public MemoryAdmissionStore(Clock clock) {
+        this.clock = clock;
+    }
+
+    public MemoryAdmissionStore() {
+        this(Clock.systemUTC());
+    }
+
+    @Override
+    public Verdict decide(Plan plan) {
+        if (untilSweep.decrementAndGet() <= 0) {
+            sweep();
+        }
+        if (cancelled.remove(plan.requestId()) != null) {
+            throw new StoreUnavailableException("The decision was cancelled before it ran", null);
+        }
+        List<CounterGroup> groups = plan.groups();
+        CounterCell[] held = lock(groups);
+        try {
+            long now = clock.millis();
+            GroupCounts[] counts = new GroupCounts[groups.size()];
+            for (int i = 0; i < counts.length; i++) {
+                CounterGroup group = groups.get(i);
+                CounterCell cell = held[i];
+                if (group.window().counts()) {
+                    cell.roll(now, group.window());
+                }
+                counts[i] = cell.read(field(group), now, now);
+            }
+            Verdict verdict = PlanRule.decide(plan, counts);
+            if (verdict.admitted()) {
+                long[] ends = new long[counts.length];
+                for (int i = 0; i < counts.length; i++) {
+                    apply(groups.get(i), held[i], plan, now);
+                    ends[i] = held[i].end;
+                }
+                decisions.put(plan.requestId(), new Applied(ends, now + plan.leaseMillis()));
+            }
+            return verdict;
+        } finally {
+            unlock(held);
+        }
+    }
+
+    private static void apply(CounterGroup group, CounterCell cell, Plan plan, long now) {
+        Increments add = group.increments();
+        if (group.window().counts()) {
+            long[] live = cell.live(field(group));
+            CounterCell.add(live, CounterCell.REQUESTS, add.requests());
+            CounterCell.add(live, CounterCell.TOKENS, add.tokens());
+            CounterCell.add(live, CounterCell.MICROS, add.micros());
+        }
+        if (add.slot()) {
+            cell.slots.put(plan.requestId(), now + plan.leaseMillis());
+        }
+    }
+
+    @Override
+    public void settle(Plan plan, Settlement settlement) {
+        List<CounterGroup> groups = plan.groups();
+        CounterCell[] held = lock(groups);
+        try {
+            long now = clock.millis();
+            Applied applied = decisions.remove(plan.requestId());
+            if (applied == null && settlement.cancel()) {
+                cancelled.put(plan.requestId(), now + plan.leaseMillis());
+                return;
+            }
+            if (applied == null && !settlement.late()) {
+                return;                          // already finished
+            }
+            for (int i = 0; i < groups.size(); i++) {
+                CounterGroup group = groups.get(i);
+                CounterCell cell = held[i];
+                cell.slots.remove(plan.requestId());
+                if (group.window().counts()) {
+                    settleCounts(group, cell, applied == null ? null : applied.windowEnds[i], settlement, now);
+                }
+            }
+        } finally {
+            unlock(held);
+        }
+    }
+
+    /**
+     * @param windowEnd the end of the window the decision counted in; {@code null} when the store has
+     *                  no record of the decision (its lease ended): the usage then goes to the live window
+     */
+    private static void settleCounts(CounterGroup group, CounterCell cell, Long windowEnd, Settlement settlement, long now) {
+        Increments applied = windowEnd == null ? new Increments(0, 0, 0, false) : group.increments();
+        String field = field(group);
+        long[] counted = windowEnd == null ? null : cell.countsOf(field, windowEnd, now, group.window());
+        if (settlement.cancel()) {
+            if (counted != null) {
+                CounterCell.add(counted, CounterCell.REQUESTS, -applied.requests());
+                CounterCell.add(counted, CounterCell.TOKENS, -applied.tokens());
+                CounterCell.add(counted, CounterCell.MICROS, -applied.micros());
+            }
+            return;
+        }
+        if (group.countsTokens()) {
+            long delta = settlement.tokenDelta(applied.tokens());
+            long[] target = applied.tokens() > 0 ? counted : liveCounts(cell, field, now, group);
+            if (target != null && delta != 0) {
+                CounterCell.add(target, CounterCell.TOKENS, delta);
+            }
+        }
+        if (group.countsMoney()) {
+            long delta = settlement.microDelta(applied.micros());
+            long[] target = applied.micros() > 0 ? counted : liveCounts(cell, field, now, group);
+            if (target != null && delta != 0) {
+                CounterCell.add(target, CounterCell.MICROS, delta);
+            }
+        }
+    }
+
+    private static long[] liveCounts(CounterCell cell, String field, long now, CounterGroup group) {
+        cell.roll(now, group.window());
+        return cell.live(field);
+    }
+
+    private static String field(CounterGroup group) {
+        return group.kind() == GroupKind.POOL ? group.member() : "";
+    }
+
+    /** Locks the cells of every group, in {@link #ORDER}; returns each group's cell. */
+    private CounterCell[] lock(List<CounterGroup> groups) {
+        while (true) {
+            CellKey[] keys = new CellKey[groups.size()];
+            CounterCell[] byGroup = new CounterCell[keys.length];
+            for (int i = 0; i < keys.length; i++) {
+                keys[i] = CellKey.of(groups.get(i));
+                byGroup[i] = cells.computeIfAbsent(keys[i], k -> new CounterCell());
+            }
+            Integer[] order = new Integer[keys.length];
+            for (int i = 0; i < order.length; i++) {
+                order[i] = i;
+            }
+            Arrays.sort(order, (a, b) -> ORDER.compare(keys[a], keys[b]));
+            boolean stale = false;
+            for (int i : order) {
+                CounterCell cell = byGroup[i];
+                if (!cell.lock.isHeldByCurrentThread()) {
+                    cell.lock.lock();
+                }
+                stale |= cell.removed;
+            }
+            if (!stale) {
+                return byGroup;
+            }
+            unlock(byGroup);
+        }
+    }
+
+    private static void unlock(CounterCell[] held) {
+        for (CounterCell cell : held) {
+            if (cell.lock.isHeldByCurrentThread()) {
+                cell.lock.unlock();
+            }
+        }
+    }
+
+    private void sweep() {
+        untilSweep.set(SWEEP_EVERY);
+        long now = clock.millis();
+        decisions.values().removeIf(applied -> applied.leaseEnd() <= now);
+        cancelled.values().removeIf(leaseEnd -> leaseEnd <= now);
+        cells.entrySet().removeIf(entry -> {
+            CounterCell cell = entry.getValue();
+            if (!cell.lock.tryLock()) {
+                return false;
+            }
+            try {
+                if (cell.expired(now)) {
+                    cell.removed = true;
+                }
+                return cell.removed;
+            } finally {
+                cell.lock.unlock();
+            }
+        });
+    }
+
+    /** Cells kept, for tests of the memory bound. */
+    int size() {
+        return cells.size();
+    }
+
+    /** Decisions not yet settled, for tests of the memory bound. */
+    int pendingDecisions() {
+        return decisions.size();
+    }
+}

@@ -1,0 +1,61 @@
+package dev.llmratelimit.store.redis;
+
+import dev.llmratelimit.engine.CounterGroup;
+import dev.llmratelimit.engine.GroupKind;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+
+/**
+ * Where one counter group lives in Redis. Names are user input, so they are base64url-encoded: no
+ * name can contain a hash tag's braces or reach another's key.
+ *
+ * <ul>
+ *   <li>A model: the hash {@code <prefix>{<base64url(model)>}}, fields {@code r}, {@code t}; each of
+ *       its pools is the fields {@code r:<pool>}, {@code t:<pool>} of the same hash (pool names are
+ *       configured, never user input), so model and pools share one window and one slot.</li>
+ *   <li>A caller scope: the hash {@code <prefix>{<letter>.<base64url(id)>}} (fields {@code r},
+ *       {@code t}) and its parallel slots, the sorted set of the same key with {@code :s}: every
+ *       caller under its own hash tag. The dot never occurs in base64url, so no caller tag is a
+ *       model's.</li>
+ *   <li>A budget: {@code <prefix>{b.<base64url(id)>}[:<base64url(member)>]:<base64url(period)>},
+ *       field {@code m}: the period is part of the identity, so periods roll without a job.</li>
+ * </ul>
+ * A request's marker is the first key of its script call with {@code :req:<request id>}.
+ *
+ * @param hash   the hash of the group's counters, {@code null} for a group without counters
+ * @param slots  the sorted set of its parallel slots, {@code null} for a group without slots
+ * @param suffix the fields' suffix inside the hash
+ * @param tag    the hash tag: groups with equal tags are in one cluster slot
+ */
+record GroupKeys(String hash, String slots, String suffix, String tag) {
+
+    private static final Base64.Encoder BASE64URL = Base64.getUrlEncoder().withoutPadding();
+
+    static GroupKeys of(String prefix, CounterGroup group) {
+        if (group.kind() == GroupKind.MODEL || group.kind() == GroupKind.POOL) {
+            String key = modelKey(prefix, group.id());
+            return new GroupKeys(key, null, group.kind() == GroupKind.POOL ? ":" + group.member() : "",
+                    key.substring(prefix.length()));
+        }
+        String tag = "{" + group.kind().code() + "." + encode(group.id()) + "}";
+        String base = prefix + tag;
+        String hash = base;
+        if (!group.member().isEmpty()) {
+            hash += ":" + encode(group.member());
+        }
+        if (group.window().isPeriod()) {
+            hash += ":" + encode(group.window().periodId());
+        }
+        return new GroupKeys(group.window().counts() ? hash : null, group.limits().limitsParallel() ? base + ":s" : null,
+                "", tag);
+    }
+
+    static String modelKey(String prefix, String model) {
+        return prefix + "{" + encode(model) + "}";
+    }
+
+    private static String encode(String text) {
+        return BASE64URL.encodeToString(text.getBytes(StandardCharsets.UTF_8));
+    }
+}

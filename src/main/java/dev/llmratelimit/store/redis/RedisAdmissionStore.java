@@ -1,0 +1,141 @@
+package dev.llmratelimit.store.redis;
+
+import dev.llmratelimit.engine.AdmissionStore;
+import dev.llmratelimit.engine.GroupCounts;
+import dev.llmratelimit.engine.Plan;
+import dev.llmratelimit.engine.PlanRule;
+import dev.llmratelimit.engine.Refusal;
+import dev.llmratelimit.engine.Settlement;
+import dev.llmratelimit.engine.StoreUnavailableException;
+import dev.llmratelimit.engine.Verdict;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+
+import java.util.List;
+
+/**
+ * Counters in Redis, shared by every instance. A decision is one {@code admit.lua} call and its
+ * settlement one {@code settle.lua} call (each with {@code window.lua}, the window rule both
+ * share, in front), whatever groups the plan holds: one round trip each with standalone or
+ * sentinel Redis. In Redis Cluster each hash slot the plan touches gets its own call, in plan
+ * order; when a later slot refuses, the earlier ones are cancelled by request id. Atomic on the
+ * server and timed by its clock. Any Redisson failure becomes a {@link StoreUnavailableException}.
+ */
+public final class RedisAdmissionStore implements AdmissionStore {
+
+    static final LuaScript ADMIT = LuaScript.fromResources("window.lua", "admit.lua");
+    static final LuaScript SETTLE = LuaScript.fromResources("window.lua", "settle.lua");
+    private static final int COUNTS_PER_GROUP = 8;
+
+    private final ScriptRunner redis;
+    private final boolean cluster;
+
+    private RedisAdmissionStore(ScriptRunner redis, boolean cluster) {
+        this.redis = redis;
+        this.cluster = cluster;
+    }
+
+    /** A store on a client that the caller keeps and shuts down. */
+    public static RedisAdmissionStore using(RedissonClient client, String keyPrefix) {
+        return new RedisAdmissionStore(ScriptRunner.using(client, keyPrefix), client.getConfig().isClusterConfig());
+    }
+
+    /** A store with its own client, shut down by {@link #close()}. */
+    public static RedisAdmissionStore create(RedisStoreSettings settings) {
+        ScriptRunner runner = ScriptRunner.create(settings);
+        return new RedisAdmissionStore(runner, runner.isCluster());
+    }
+
+    @Override
+    public Verdict decide(Plan plan) {
+        List<SlotCall> calls = SlotCall.of(plan, redis.keyPrefix(), cluster);
+        Verdict headline = null;
+        for (int c = 0; c < calls.size(); c++) {
+            SlotCall call = calls.get(c);
+            // A call that fails may still run later: whoever catches the failure cancels the request id.
+            Verdict verdict = admit(call);
+            if (!verdict.admitted()) {
+                cancel(calls.subList(0, c));
+                return verdict;
+            }
+            if (headline == null || call.subPlan.modelIndex() >= 0) {
+                headline = verdict;
+            }
+        }
+        return headline;
+    }
+
+    private Verdict admit(SlotCall call) {
+        List<Long> read = redis.run(ADMIT, RScript.ReturnType.MULTI, call.routingKey(), call.keys, call.admitArgs());
+        int refusedAt = read.get(0).intValue();
+        if (refusedAt < 0) {
+            throw new StoreUnavailableException("The decision was cancelled before it ran", null);
+        }
+        GroupCounts[] counts = new GroupCounts[call.planIndexes.length];
+        for (int i = 0; i < counts.length; i++) {
+            int at = 2 + i * COUNTS_PER_GROUP;
+            counts[i] = new GroupCounts(read.get(at), read.get(at + 1), read.get(at + 2), read.get(at + 3),
+                    read.get(at + 4), read.get(at + 5), read.get(at + 6), read.get(at + 7));
+        }
+        // The script decided and counted; the verdict's figures come from the one Java rule.
+        Verdict verdict = PlanRule.decide(call.subPlan, counts);
+        int javaRefused = verdict.admitted() ? 0 : verdict.refusal().index() + 1;
+        int scriptDimension = read.get(1).intValue();
+        if (javaRefused != refusedAt || javaRefused > 0 && verdict.refusal().dimension().ordinal() + 1 != scriptDimension) {
+            // Only a bug can get here; on-store-failure then applies rather than an error page.
+            if (refusedAt == 0) {
+                cancel(List.of(call));
+            }
+            throw new StoreUnavailableException("admit.lua refused group " + refusedAt + " (limit " + scriptDimension
+                    + ") where PlanRule refuses group " + javaRefused, null);
+        }
+        return verdict.admitted() ? verdict : remapped(call, verdict);
+    }
+
+    /** The verdict with its refusal's index in the whole plan. */
+    private static Verdict remapped(SlotCall call, Verdict verdict) {
+        Refusal r = verdict.refusal();
+        Refusal inPlan = new Refusal(call.planIndexes[r.index()], r.group(), r.dimension(), r.limit(), r.current(), r.resetMillis());
+        return new Verdict(inPlan, verdict.strict(), verdict.saturation(), verdict.requestLimit(),
+                verdict.requestRemaining(), verdict.tokenLimit(), verdict.tokenRemaining(), verdict.resetMillis());
+    }
+
+    private void cancel(List<SlotCall> calls) {
+        for (SlotCall call : calls) {
+            try {
+                run(SETTLE, call, call.settleArgs(Settlement.CANCEL));
+            } catch (StoreUnavailableException e) {
+                // The request's slots and reservation end with their lease; logged by the caller's failure.
+            }
+        }
+    }
+
+    @Override
+    public void settle(Plan plan, Settlement settlement) {
+        StoreUnavailableException failure = null;
+        for (SlotCall call : SlotCall.of(plan, redis.keyPrefix(), cluster)) {
+            try {
+                run(SETTLE, call, call.settleArgs(settlement));
+            } catch (StoreUnavailableException e) {
+                failure = e;                            // the other slots are still settled
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private void run(LuaScript script, SlotCall call, Object[] args) {
+        redis.<Long>run(script, RScript.ReturnType.INTEGER, call.routingKey(), call.keys, args);
+    }
+
+    /** The key of a model's hash, as the scripts use it. */
+    public String keyOf(String model) {
+        return GroupKeys.modelKey(redis.keyPrefix(), model);
+    }
+
+    @Override
+    public void close() {
+        redis.close();
+    }
+}

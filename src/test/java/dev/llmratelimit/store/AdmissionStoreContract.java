@@ -1,0 +1,705 @@
+package dev.llmratelimit.store;
+
+import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.AdmissionStore;
+import dev.llmratelimit.engine.CallerCounter;
+import dev.llmratelimit.engine.CallerPlan;
+import dev.llmratelimit.engine.CallerScope;
+import dev.llmratelimit.engine.CounterGroup;
+import dev.llmratelimit.engine.Dimension;
+import dev.llmratelimit.engine.Enforcement;
+import dev.llmratelimit.engine.GroupKind;
+import dev.llmratelimit.engine.GroupWindow;
+import dev.llmratelimit.engine.Increments;
+import dev.llmratelimit.engine.Limit;
+import dev.llmratelimit.engine.Limits;
+import dev.llmratelimit.engine.Plan;
+import dev.llmratelimit.engine.RateLimiter;
+import dev.llmratelimit.engine.Refusal;
+import dev.llmratelimit.engine.Settlement;
+import dev.llmratelimit.engine.UsageCost;
+import dev.llmratelimit.engine.Verdict;
+import dev.llmratelimit.usage.Usage;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static dev.llmratelimit.testsupport.Admits.admit;
+import static dev.llmratelimit.testsupport.Policies.policy;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The behaviour every {@link AdmissionStore} must show (SPEC sections 2, 3, 8 and 10): model and
+ * pool limits, per-caller limits, and both in one plan, driven through the engine. Each store's
+ * test class extends this one.
+ */
+public abstract class AdmissionStoreContract {
+
+    private final List<AdmissionStore> stores = new ArrayList<>();
+
+    /** A fresh, empty store. */
+    protected abstract AdmissionStore createStore();
+
+    /** A parallel-slot lease short enough for {@link #pass} to wait out. */
+    protected abstract Duration lease();
+
+    /** A window short enough that {@link #passWindow} can wait it out (real-time stores sleep). */
+    protected abstract String rollingWindow();
+
+    /** Lets the given window end: moves the clock, or sleeps past it. */
+    protected abstract void passWindow(Duration window) throws InterruptedException;
+
+    /** Lets the given time pass: moves the clock, or sleeps. */
+    protected abstract void pass(Duration duration) throws InterruptedException;
+
+    protected RateLimiter limiter(String... lines) {
+        return new RateLimiter(policy(lines), newStore());
+    }
+
+    private AdmissionStore newStore() {
+        AdmissionStore store = createStore();
+        stores.add(store);
+        return store;
+    }
+
+    @AfterEach
+    void closeStores() {
+        stores.forEach(AdmissionStore::close);
+    }
+
+    private static Verdict decide(RateLimiter limiter, String model, String priority) {
+        return admit(limiter, model, priority).verdict();
+    }
+
+    /** Admits with the given priority until refused; returns how many were admitted. */
+    private static int admitUntilRefused(RateLimiter limiter, String model, String priority, int atMost) {
+        for (int admitted = 0; admitted < atMost; admitted++) {
+            if (!decide(limiter, model, priority).admitted()) {
+                return admitted;
+            }
+        }
+        return atMost;
+    }
+
+    private static void use(RateLimiter limiter, String model, String priority, long tokens) {
+        Admission admission = admit(limiter, model, priority);
+        assertThat(admission.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        admission.complete(new Usage(tokens, 0, 0));
+    }
+
+    @Test
+    void idleCapacityAdmitsExactlyRpmThenAgainAfterTheWindow() throws InterruptedException {
+        RateLimiter limiter = limiter("models.m.rpm=100", "window=" + rollingWindow());
+
+        assertThat(admitUntilRefused(limiter, "m", null, 1000)).isEqualTo(100);
+        Verdict refused = decide(limiter, "m", null);
+        assertThat(refused.refusedBy()).isEqualTo(Limit.MODEL_REQUESTS);
+        assertThat(refused.requestLimit()).isEqualTo(100);
+        assertThat(refused.requestRemaining()).isZero();
+
+        passWindow(limiter.policy().window());
+        assertThat(admitUntilRefused(limiter, "m", null, 1000)).isEqualTo(100);
+    }
+
+    /** Admits requests that each use {@code tokens} until one is refused; returns how many were admitted. */
+    private static int useUntilRefused(RateLimiter limiter, String model, String priority, long tokens, int atMost) {
+        for (int admitted = 0; admitted < atMost; admitted++) {
+            Admission admission = admit(limiter, model, priority);
+            if (admission.outcome() != Admission.Outcome.ADMITTED) {
+                return admitted;
+            }
+            admission.complete(new Usage(tokens, 0, 0));
+        }
+        return atMost;
+    }
+
+    @Test
+    void weightsAreHonouredInStrictMode() {
+        RateLimiter limiter = limiter("models.m.tpm=1000", "reservation.high=0.9", "reservation.low=0.1");
+
+        assertThat(useUntilRefused(limiter, "m", "high", 10, 50)).isEqualTo(50);   // saturation 0.5: strict
+        assertThat(useUntilRefused(limiter, "m", "high", 10, 1000)).isEqualTo(40); // held at 900, not 500
+        Verdict high = decide(limiter, "m", "high");
+        assertThat(high.refusedBy()).isEqualTo(Limit.POOL_TOKENS);
+        assertThat(high.tokenLimit()).isEqualTo(900);
+        assertThat(high.tokenRemaining()).isZero();
+
+        assertThat(useUntilRefused(limiter, "m", "low", 10, 1000)).isEqualTo(10);  // held at 100
+        assertThat(decide(limiter, "m", "low").refusedBy()).isEqualTo(Limit.MODEL_TOKENS);
+    }
+
+    @Test
+    void callersWithoutPriorityShareOneDefaultPool() {
+        RateLimiter limiter = limiter("models.m.rpm=100", "reservation.prod=0.5",
+                "default-priority=0.25", "saturation-threshold=0");
+        int admitted = 0;
+        for (int i = 0; i < 100; i++) {
+            String caller = i % 2 == 0 ? null : "not-configured";
+            if (decide(limiter, "m", caller).admitted()) {
+                admitted++;
+            }
+        }
+        assertThat(admitted).isEqualTo(25);
+        assertThat(admitUntilRefused(limiter, "m", "prod", 1000)).isEqualTo(50);
+    }
+
+    @Test
+    void defaultShareZeroGetsNothingOnceSaturated() {
+        RateLimiter limiter = limiter("models.m.rpm=100", "reservation.prod=0.5", "default-priority=0");
+
+        assertThat(admitUntilRefused(limiter, "m", null, 1000)).isEqualTo(50);     // generous below 0.5
+        Verdict refused = decide(limiter, "m", "unknown");
+        assertThat(refused.refusedBy()).isEqualTo(Limit.POOL_REQUESTS);
+        assertThat(refused.requestLimit()).isZero();
+        assertThat(admitUntilRefused(limiter, "m", "prod", 1000)).isEqualTo(50);
+    }
+
+    @Test
+    void withoutReservationsOnlyModelLimitsApply() {
+        RateLimiter limiter = limiter("models.m.rpm=100", "default-priority=0.25");
+
+        assertThat(admitUntilRefused(limiter, "m", null, 1000)).isEqualTo(100);
+        assertThat(decide(limiter, "m", null).refusedBy()).isEqualTo(Limit.MODEL_REQUESTS);
+    }
+
+    @Test
+    void oversubscribedSharesAreNormalised() {
+        RateLimiter limiter = limiter("models.m.rpm=100", "reservation.a=0.6", "reservation.b=0.8",
+                "saturation-threshold=0");
+
+        assertThat(admitUntilRefused(limiter, "m", "a", 1000)).isEqualTo(42);      // 100 * 0.6 / 1.4 = 42.86
+        assertThat(admitUntilRefused(limiter, "m", "b", 1000)).isEqualTo(57);      // 100 * 0.8 / 1.4 = 57.14
+    }
+
+    @Test
+    void poolIsEnforcedFromTheThresholdOn() {
+        RateLimiter limiter = limiter("models.m.rpm=10", "reservation.prod=0.9", "reservation.dev=0.1",
+                "saturation-threshold=0.5");
+
+        assertThat(admitUntilRefused(limiter, "m", "dev", 100)).isEqualTo(5);
+        Verdict dev = decide(limiter, "m", "dev");
+        assertThat(dev.refusedBy()).isEqualTo(Limit.POOL_REQUESTS);
+        assertThat(dev.strict()).isTrue();
+        assertThat(dev.saturation()).isEqualTo(0.5);
+        assertThat(dev.requestLimit()).isEqualTo(1);
+
+        assertThat(admitUntilRefused(limiter, "m", "prod", 100)).isEqualTo(5);
+        assertThat(decide(limiter, "m", "prod").refusedBy()).isEqualTo(Limit.MODEL_REQUESTS);
+    }
+
+    @Test
+    void tokenOnlyModelEnforcesRecordedTokensModelWideAndPerPool() {
+        RateLimiter limiter = limiter("models.m.tpm=100", "reservation.prod=0.8", "reservation.dev=0.2");
+
+        assertThat(useUntilRefused(limiter, "m", "dev", 10, 5)).isEqualTo(5);       // 50 tokens, generous
+        Verdict dev = decide(limiter, "m", "dev");                                   // strict now: 50 >= 20
+        assertThat(dev.refusedBy()).isEqualTo(Limit.POOL_TOKENS);
+        assertThat(dev.tokenLimit()).isEqualTo(20);
+        assertThat(dev.requestLimit()).isEqualTo(-1);
+
+        assertThat(useUntilRefused(limiter, "m", "prod", 25, 100)).isEqualTo(2);    // 50 + 50 = 100
+        Verdict model = decide(limiter, "m", "prod");
+        assertThat(model.refusedBy()).isEqualTo(Limit.MODEL_TOKENS);
+        assertThat(model.tokenLimit()).isEqualTo(100);
+        assertThat(model.tokenRemaining()).isZero();
+    }
+
+    @Test
+    void aRefusalChangesNoCounter() {
+        RateLimiter limiter = limiter("models.m.rpm=20", "models.m.tpm=1000",
+                "reservation.prod=0.9", "reservation.dev=0.1", "saturation-threshold=0.2");
+        assertThat(admitUntilRefused(limiter, "m", "dev", 100)).isEqualTo(4);       // 4/20 = 0.2: strict
+        for (int i = 0; i < 50; i++) {
+            assertThat(decide(limiter, "m", "dev").refusedBy()).isEqualTo(Limit.POOL_REQUESTS);
+        }
+        Verdict prod = decide(limiter, "m", "prod");
+        assertThat(prod.admitted()).isTrue();
+        assertThat(prod.requestLimit()).isEqualTo(20);
+        assertThat(prod.requestRemaining()).isEqualTo(15);                           // model still at 4 before it
+        assertThat(admitUntilRefused(limiter, "m", "prod", 100)).isEqualTo(15);
+        assertThat(decide(limiter, "m", "prod").refusedBy()).isEqualTo(Limit.MODEL_REQUESTS);
+    }
+
+    @Test
+    void admittedVerdictReportsTheTightestLimit() {
+        RateLimiter limiter = limiter("models.m.rpm=100", "models.m.tpm=1000",
+                "reservation.prod=0.3", "saturation-threshold=0");
+
+        Verdict first = decide(limiter, "m", "prod");
+        assertThat(first.requestLimit()).isEqualTo(30);
+        assertThat(first.requestRemaining()).isEqualTo(29);
+        assertThat(first.tokenLimit()).isEqualTo(300);
+        assertThat(first.tokenRemaining()).isEqualTo(300);
+        assertThat(first.resetMillis()).isPositive().isLessThanOrEqualTo(60_000);
+    }
+
+    @Test
+    void manyThreadsAdmitExactlyTheLimit() throws Exception {
+        RateLimiter limiter = limiter("models.m.rpm=500", "reservation.prod=0.5", "reservation.dev=0.5");
+        List<Integer> admittedPerThread = runConcurrently(64, thread -> {
+            int admitted = 0;
+            for (int i = 0; i < 20; i++) {
+                if (decide(limiter, "m", thread % 2 == 0 ? "prod" : "dev").admitted()) {
+                    admitted++;
+                }
+            }
+            return admitted;
+        });
+        assertThat(admittedPerThread.stream().mapToInt(Integer::intValue).sum()).isEqualTo(500);
+    }
+
+    @Test
+    void manyThreadsRecordingLoseNoToken() throws Exception {
+        RateLimiter limiter = limiter("models.m.tpm=10000000");
+        runConcurrently(64, thread -> {
+            for (int i = 0; i < 50; i++) {
+                admit(limiter, "m", null).complete(new Usage(7, 0, 0));
+            }
+            return 0;
+        });
+        assertThat(decide(limiter, "m", null).tokenRemaining()).isEqualTo(10_000_000 - 64 * 50 * 7);
+    }
+
+    @Test
+    void recordingCountsIntoTheLiveWindowWithoutExtendingIt() throws InterruptedException {
+        RateLimiter limiter = limiter("models.m.tpm=100", "models.m.rpm=1000", "window=" + rollingWindow());
+        Admission first = admit(limiter, "m", null);
+        first.complete(new Usage(100, 0, 0));
+        assertThat(decide(limiter, "m", null).refusedBy()).isEqualTo(Limit.MODEL_TOKENS);
+
+        passWindow(limiter.policy().window());
+        Verdict fresh = decide(limiter, "m", null);
+        assertThat(fresh.admitted()).isTrue();
+        assertThat(fresh.tokenRemaining()).isEqualTo(100);
+        assertThat(fresh.requestRemaining()).isEqualTo(999);
+    }
+
+    @Test
+    void unconfiguredModelsAreNotCounted() {
+        RateLimiter limiter = limiter("models.m.rpm=1");
+        for (int i = 0; i < 10; i++) {
+            assertThat(admit(limiter, "other", "prod").outcome()).isEqualTo(Admission.Outcome.UNLIMITED);
+        }
+        assertThat(decide(limiter, "m", null).admitted()).isTrue();
+    }
+
+    // token-admission=reserve (SPEC section 4)
+
+    private static Admission reserve(RateLimiter limiter, long promptTokens, long maxTokens) {
+        return admit(limiter, "m", null, null, promptTokens, maxTokens);
+    }
+
+    @Test
+    void reserveChecksCurrentPlusEstimateAndCorrectsAfterTheCall() {
+        RateLimiter limiter = limiter("models.m.tpm=1000", "token-admission=reserve");
+        Admission first = reserve(limiter, 300, 100);
+        assertThat(first.reservedTokens()).isEqualTo(400);
+        assertThat(first.verdict().tokenRemaining()).isEqualTo(600);
+        Admission second = reserve(limiter, 300, 200);
+        assertThat(second.verdict().tokenRemaining()).isEqualTo(100);
+
+        Verdict tooBig = reserve(limiter, 50, 60).verdict();                         // 900 + 110 > 1000
+        assertThat(tooBig.refusedBy()).isEqualTo(Limit.MODEL_TOKENS);
+        assertThat(tooBig.tokenRemaining()).isEqualTo(100);
+        Admission third = reserve(limiter, 50, 50);                                  // 900 + 100 = 1000
+        assertThat(third.verdict().tokenRemaining()).isZero();
+        assertThat(reserve(limiter, 0, 0).verdict().refusedBy()).isEqualTo(Limit.MODEL_TOKENS);   // reserves 1
+
+        first.complete(new Usage(300, 20, 0));                                       // 320 of 400: 80 back
+        second.abort();                                                              // all 500 back
+        third.complete(new Usage(50, 70, 0));                                        // 120 of 100: 20 more
+        assertThat(reserve(limiter, 0, 0).verdict().tokenRemaining()).isEqualTo(1000 - 320 - 120 - 1);
+    }
+
+    @Test
+    void anEstimateAboveTheLimitIsAdmittedOnlyWhileTheCounterIsZero() {
+        RateLimiter limiter = limiter("models.m.tpm=100", "token-admission=reserve");
+        Admission huge = reserve(limiter, 10, 5000);
+        assertThat(huge.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(huge.reservedTokens()).isEqualTo(100);                            // held at the model's TPM
+        assertThat(huge.verdict().tokenRemaining()).isZero();
+        assertThat(reserve(limiter, 10, 5000).verdict().refusedBy()).isEqualTo(Limit.MODEL_TOKENS);
+        huge.abort();
+
+        Admission small = reserve(limiter, 0, 1);
+        small.complete(new Usage(0, 1, 0));
+        assertThat(reserve(limiter, 10, 5000).verdict().refusedBy()).isEqualTo(Limit.MODEL_TOKENS);   // 1, not 0
+    }
+
+    @Test
+    void reservationsCountPerPoolInStrictMode() {
+        RateLimiter limiter = limiter("models.m.tpm=1000", "token-admission=reserve",
+                "reservation.prod=0.8", "reservation.dev=0.2", "saturation-threshold=0.5");
+        assertThat(admit(limiter, "m", "dev", null, 0, 500).verdict().tokenRemaining()).isEqualTo(500);
+        Verdict dev = admit(limiter, "m", "dev", null, 0, 1).verdict();               // strict: dev holds 500 of 200
+        assertThat(dev.refusedBy()).isEqualTo(Limit.POOL_TOKENS);
+        assertThat(dev.tokenLimit()).isEqualTo(200);
+        Verdict prod = admit(limiter, "m", "prod", null, 0, 300).verdict();
+        assertThat(prod.tokenLimit()).isEqualTo(1000);
+        assertThat(prod.tokenRemaining()).isEqualTo(200);                             // pool 800 - 300, model 1000 - 800
+    }
+
+    @Test
+    void aCorrectionAfterTheWindowRolledChangesNoWindow() throws InterruptedException {
+        RateLimiter limiter = limiter("models.m.tpm=1000", "models.m.rpm=1000", "token-admission=reserve",
+                "window=" + rollingWindow());
+        Admission refunded = reserve(limiter, 0, 400);
+        Admission underestimated = reserve(limiter, 0, 300);
+        passWindow(limiter.policy().window());
+
+        Admission fresh = reserve(limiter, 0, 100);
+        assertThat(fresh.verdict().tokenRemaining()).isEqualTo(900);
+        refunded.abort();                                                            // would credit 400
+        underestimated.complete(new Usage(0, 900, 0));                               // would charge 600
+        assertThat(reserve(limiter, 0, 100).verdict().tokenRemaining()).isEqualTo(800);
+        fresh.complete(new Usage(0, 0, 0));                                          // 100 back, in this window
+        assertThat(reserve(limiter, 0, 1).verdict().tokenRemaining()).isEqualTo(1000 - 100 - 1);
+    }
+
+    @Test
+    void aCorrectionNeverTakesACounterBelowZero() {
+        AdmissionStore store = newStore();
+        CounterGroup model = new CounterGroup(GroupKind.MODEL, "m", "", GroupWindow.rolling(60_000, false),
+                new Limits(Limits.NONE, 1000, Limits.NONE, Limits.NONE), Enforcement.ALWAYS, new Increments(1, 100, 0, false));
+        CounterGroup pool = new CounterGroup(GroupKind.POOL, "m", "prod", GroupWindow.rolling(60_000, false),
+                new Limits(Limits.NONE, 800, Limits.NONE, Limits.NONE), Enforcement.whenSaturated(0.5),
+                new Increments(1, 100, 0, false));
+        Plan reserved = new Plan("r1", "m", "prod", List.of(model, pool), 600_000, UsageCost.FREE);
+        assertThat(store.decide(reserved).admitted()).isTrue();
+        store.settle(reserved, Settlement.of(0, 0));                                   // 100 back: both at 0
+        Plan late = new Plan("r2", "m", "prod", List.of(model.withIncrements(new Increments(1, 0, 0, false)),
+                pool.withIncrements(new Increments(1, 0, 0, false))), 600_000, UsageCost.FREE);
+        store.settle(late, Settlement.of(0, 0));                                       // nothing to take
+        Verdict after = store.decide(new Plan("r3", "m", "prod", List.of(model.withIncrements(new Increments(1, 1, 0, false)),
+                pool.withIncrements(new Increments(1, 1, 0, false))), 600_000, UsageCost.FREE));
+        assertThat(after.admitted()).isTrue();
+        assertThat(after.tokenRemaining()).isEqualTo(999);
+    }
+
+    // window-mode=sliding (SPEC section 9)
+
+    @Test
+    void aFullQuotaAtTheEndOfAWindowIsNotGrantedAgainAtTheStartOfTheNext() throws InterruptedException {
+        RateLimiter limiter = limiter("models.m.rpm=10", "window-mode=sliding", "window=" + rollingWindow());
+        Duration window = limiter.policy().window();
+        assertThat(decide(limiter, "m", null).admitted()).isTrue();                 // the window starts
+        pass(window.multipliedBy(8).dividedBy(10));
+        Verdict last = null;
+        int late = 0;
+        for (Verdict verdict = decide(limiter, "m", null); verdict.admitted(); verdict = decide(limiter, "m", null)) {
+            last = verdict;
+            late++;
+        }
+        assertThat(late).isEqualTo(9);
+
+        pass(Duration.ofMillis(last.resetMillis() + 10));                           // just into the next window
+        Verdict refused = decide(limiter, "m", null);
+        assertThat(refused.refusedBy()).isEqualTo(Limit.MODEL_REQUESTS);           // a fixed window would admit 10
+        // 10 weighted by what is left of the span must fall to 9: after a tenth of the window
+        long clearsAt = window.toMillis() / 10 - 10;
+        assertThat(refused.retryAfterSeconds()).isEqualTo(Math.max(1, (clearsAt + 999) / 1000));
+
+        pass(window.dividedBy(2));                                                  // half of the old window still counts
+        assertThat(admitUntilRefused(limiter, "m", null, 100)).isEqualTo(5);
+    }
+
+    @Test
+    void aSlidingWindowTakesACorrectionIntoThePreviousWindow() throws InterruptedException {
+        RateLimiter limiter = limiter("models.m.tpm=100", "models.m.rpm=1000", "token-admission=reserve",
+                "window-mode=sliding", "window=" + rollingWindow());
+        Admission earlier = reserve(limiter, 0, 60);
+        pass(Duration.ofMillis(earlier.verdict().resetMillis() + 10));               // the next window
+        assertThat(reserve(limiter, 0, 100).verdict().refusedBy()).isEqualTo(Limit.MODEL_TOKENS);
+        earlier.abort();                                                             // refunded where it was reserved
+        Admission whole = reserve(limiter, 0, 100);
+        assertThat(whole.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(whole.verdict().tokenRemaining()).isZero();
+    }
+
+    // per-caller limits (SPEC section 5), in the same plan as the model's (section 10)
+
+    private RateLimiter callerLimiter;
+    private AdmissionStore callerStore;
+
+    /** A limiter whose model admits far more than any caller limit here. */
+    private RateLimiter callers() {
+        if (callerLimiter == null) {
+            callerStore = newStore();
+            callerLimiter = new RateLimiter(policy("models.m.rpm=1000000", "models.m.tpm=100000000",
+                    "window=" + rollingWindow()), callerStore);
+        }
+        return callerLimiter;
+    }
+
+    private CallerPlan plan(CallerCounter... counters) {
+        return new CallerPlan(List.of(counters), callers().policy().window().toMillis(), lease().toMillis());
+    }
+
+    private static CallerCounter counter(CallerScope scope, String id, long rpm, long tpm, long parallel) {
+        return new CallerCounter(scope, id, rpm, tpm, parallel);
+    }
+
+    private Admission admitted(CallerPlan plan) {
+        Admission admission = admit(callers(), "m", null, null, plan);
+        assertThat(admission.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        return admission;
+    }
+
+    private Refusal refused(CallerPlan plan) {
+        Admission admission = admit(callers(), "m", null, null, plan);
+        assertThat(admission.outcome()).isEqualTo(Admission.Outcome.REFUSED);
+        return admission.refusal();
+    }
+
+    private static void assertGroup(Refusal refusal, GroupKind kind, String id) {
+        assertThat(refusal.group().kind()).isEqualTo(kind);
+        assertThat(refusal.group().id()).isEqualTo(id);
+    }
+
+    @Test
+    void requestsPerWindowAtKeyScope() throws InterruptedException {
+        CallerPlan plan = plan(counter(CallerScope.KEY, "sk-live-1", 3, 0, 0));
+        for (int i = 0; i < 3; i++) {
+            admitted(plan);
+        }
+
+        Refusal refusal = refused(plan);
+        assertGroup(refusal, GroupKind.KEY, "sk-live-1");
+        assertThat(refusal.dimension()).isEqualTo(Dimension.REQUESTS);
+        assertThat(refusal.limit()).isEqualTo(3);
+        assertThat(refusal.current()).isEqualTo(3);
+        assertThat(refusal.resetMillis()).isBetween(1L, callers().policy().window().toMillis());
+        assertThat(refused(plan).current()).isEqualTo(3);                   // a refusal counts nothing
+
+        passWindow(callers().policy().window());
+        admitted(plan);
+    }
+
+    @Test
+    void tokensPerWindowAtUserScopeCountAfterTheCall() throws InterruptedException {
+        CallerPlan plan = plan(counter(CallerScope.USER, "dana", 0, 100, 0));
+        admitted(plan).complete(new Usage(60, 0, 0));
+        admitted(plan).complete(new Usage(40, 0, 0));                       // 60 < 100: admitted
+
+        Refusal refusal = refused(plan);
+        assertThat(refusal.dimension()).isEqualTo(Dimension.TOKENS);
+        assertThat(refusal.limit()).isEqualTo(100);
+        assertThat(refusal.current()).isEqualTo(100);
+        assertGroup(refusal, GroupKind.USER, "dana");
+
+        passWindow(callers().policy().window());
+        admitted(plan);
+    }
+
+    @Test
+    void parallelRequestsAtTeamScopeUntilReleased() {
+        CallerPlan plan = plan(counter(CallerScope.TEAM, "team-a", 0, 0, 2));
+        Admission first = admitted(plan);
+        Admission second = admitted(plan);
+
+        Refusal refusal = refused(plan);
+        assertThat(refusal.dimension()).isEqualTo(Dimension.PARALLEL_REQUESTS);
+        assertThat(refusal.limit()).isEqualTo(2);
+        assertThat(refusal.current()).isEqualTo(2);
+        assertThat(refusal.retryAfterSeconds()).isEqualTo(1);
+
+        first.abort();
+        first.abort();                                                       // a second release frees nothing more
+        Admission third = admitted(plan);
+        assertThat(refused(plan).current()).isEqualTo(2);
+        second.abort();
+        third.complete(new Usage(1, 1, 0));
+        admitted(plan);
+        admitted(plan);
+        assertThat(refused(plan).current()).isEqualTo(2);
+    }
+
+    @Test
+    void eachScopeIdentityHasItsOwnCountersAndATeamIsShared() {
+        CallerCounter team = counter(CallerScope.TEAM, "shared", 3, 0, 0);
+        CallerPlan keyA = plan(counter(CallerScope.KEY, "a", 5, 0, 0), team);
+        CallerPlan keyB = plan(counter(CallerScope.KEY, "b", 5, 0, 0), team);
+        CallerPlan keyNamedLikeTheTeam = plan(counter(CallerScope.KEY, "shared", 1, 0, 0));
+        admitted(keyA);
+        admitted(keyA);
+        admitted(keyB);
+
+        Refusal refusal = refused(keyB);
+        assertGroup(refusal, GroupKind.TEAM, "shared");
+        assertThat(refusal.current()).isEqualTo(3);
+        assertGroup(refused(keyA), GroupKind.TEAM, "shared");
+        admitted(keyNamedLikeTheTeam);                                       // another scope, another counter
+    }
+
+    @Test
+    void aRefusalByOneScopeCountsNothingInTheOthers() {
+        CallerPlan plan = plan(counter(CallerScope.KEY, "k", 5, 0, 0), counter(CallerScope.TEAM, "t", 0, 0, 1));
+        Admission held = admitted(plan);
+        for (int i = 0; i < 3; i++) {
+            assertGroup(refused(plan), GroupKind.TEAM, "t");
+        }
+        held.abort();
+
+        int admitted = 0;
+        Admission admission;
+        while ((admission = admit(callers(), "m", null, null, plan)).outcome() == Admission.Outcome.ADMITTED) {
+            admission.abort();
+            admitted++;
+        }
+        assertThat(admitted).isEqualTo(4);
+        assertGroup(admission.refusal(), GroupKind.KEY, "k");
+        assertThat(admission.refusal().current()).isEqualTo(5);
+    }
+
+    @Test
+    void aCancelTakesBackTheRequestAndTheSlotOnce() {
+        CallerPlan plan = plan(counter(CallerScope.KEY, "k", 2, 0, 1), counter(CallerScope.USER, "u", 2, 0, 0));
+        Plan cancelled = admitted(plan).plan();
+        callerStore.settle(cancelled, Settlement.CANCEL);
+        callerStore.settle(cancelled, Settlement.CANCEL);                         // idempotent: takes back nothing more
+        admitted(plan).abort();
+        admitted(plan).abort();
+
+        Refusal refusal = refused(plan);
+        assertThat(refusal.dimension()).isEqualTo(Dimension.REQUESTS);
+        assertThat(refusal.current()).isEqualTo(2);
+    }
+
+    @Test
+    void aCancelLeavesALaterWindowAlone() throws InterruptedException {
+        CallerPlan plan = plan(counter(CallerScope.KEY, "k", 1, 0, 0));
+        Plan old = admitted(plan).plan();
+        passWindow(callers().policy().window());
+        admitted(plan);
+
+        callerStore.settle(old, Settlement.CANCEL);
+
+        assertThat(refused(plan).current()).isEqualTo(1);
+    }
+
+    @Test
+    void aCancelBeforeTheDecisionRunsMakesTheDecisionCountNothing() {
+        AdmissionStore store = newStore();
+        CounterGroup key = new CounterGroup(GroupKind.KEY, "late", "", GroupWindow.rolling(60_000, false),
+                new Limits(5, Limits.NONE, 1, Limits.NONE), Enforcement.ALWAYS, new Increments(1, 0, 0, true));
+        Plan timedOut = new Plan("gave-up", "m", "default", List.of(key), 600_000, UsageCost.FREE);
+        store.settle(timedOut, Settlement.CANCEL);                            // the client gave up first
+        try {
+            store.decide(timedOut);                                           // ... and the decision ran late
+        } catch (RuntimeException refusedToRun) {
+            // a store may answer a cancelled decision with an error; it must count nothing either way
+        }
+        Verdict next = store.decide(new Plan("next", "m", "default", List.of(key), 600_000, UsageCost.FREE));
+        assertThat(next.admitted()).isTrue();                                 // the slot is free
+        store.settle(new Plan("next", "m", "default", List.of(key), 600_000, UsageCost.FREE), Settlement.of(0, 0));
+    }
+
+    @Test
+    void aSettlementIsAppliedOnce() {
+        RateLimiter limiter = limiter("models.m.tpm=1000", "token-admission=reserve");
+        Admission admission = reserve(limiter, 0, 100);
+        AdmissionStore store = stores.get(stores.size() - 1);
+        store.settle(admission.plan(), Settlement.of(300, 0));
+        store.settle(admission.plan(), Settlement.of(300, 0));
+        assertThat(reserve(limiter, 0, 1).verdict().tokenRemaining()).isEqualTo(1000 - 300 - 1);
+    }
+
+    @Test
+    void anUnreleasedSlotExpiresWithItsLease() throws InterruptedException {
+        CallerPlan plan = plan(counter(CallerScope.KEY, "crashed", 0, 0, 1));
+        admitted(plan);
+        assertThat(refused(plan).current()).isEqualTo(1);
+
+        pass(lease().plusMillis(10));
+
+        admitted(plan);
+        assertThat(refused(plan).current()).isEqualTo(1);
+    }
+
+    @Test
+    void recordingWithoutALiveWindowStartsOne() {
+        AdmissionStore store = newStore();
+        CounterGroup team = new CounterGroup(GroupKind.TEAM, "t", "", GroupWindow.rolling(60_000, false),
+                new Limits(Limits.NONE, 50, Limits.NONE, Limits.NONE), Enforcement.ALWAYS, new Increments(1, 0, 0, false));
+        store.settle(new Plan("never-decided", "m", "default", List.of(team), 600_000, UsageCost.FREE), Settlement.of(50, 0).asLate());
+
+        Verdict refused = store.decide(new Plan("r", "m", "default", List.of(team), 600_000, UsageCost.FREE));
+        assertThat(refused.refusal().current()).isEqualTo(50);
+        assertThat(refused.refusal().resetMillis()).isBetween(1L, 60_000L);
+    }
+
+    @Test
+    void callerLimitsSlideWithTheWindow() throws InterruptedException {
+        RateLimiter limiter = limiter("models.m.rpm=1000", "window-mode=sliding", "window=" + rollingWindow());
+        Duration window = limiter.policy().window();
+        CallerPlan plan = new CallerPlan(List.of(counter(CallerScope.KEY, "slider", 10, 0, 0)), window.toMillis(),
+                lease().toMillis());
+        Admission first = admit(limiter, "m", null, null, plan);
+        pass(window.multipliedBy(8).dividedBy(10));
+        int late = 1;
+        Admission admission;
+        while ((admission = admit(limiter, "m", null, null, plan)).outcome() == Admission.Outcome.ADMITTED) {
+            late++;
+        }
+        assertThat(late).isEqualTo(10);
+        pass(Duration.ofMillis(first.verdict().resetMillis() - window.toMillis() * 8 / 10 + 50));   // into the next window
+        Refusal refusal = admit(limiter, "m", null, null, plan).refusal();
+        assertThat(refusal.dimension()).isEqualTo(Dimension.REQUESTS);     // a fixed window would admit 10 again
+        assertGroup(refusal, GroupKind.KEY, "slider");
+    }
+
+    @Test
+    void oneRefusalAnywhereInThePlanCountsNothingAnywhere() {
+        RateLimiter limiter = limiter("models.m.rpm=10", "reservation.prod=0.2", "saturation-threshold=0");
+        CallerPlan caller = new CallerPlan(List.of(counter(CallerScope.KEY, "k", 3, 0, 1),
+                counter(CallerScope.TEAM, "team", 100, 0, 0)), 60_000, lease().toMillis());
+        admit(limiter, "m", "prod", null, caller).abort();
+        admit(limiter, "m", "prod", null, caller).abort();
+        for (int i = 0; i < 4; i++) {                                         // the pool (2 of 10) refuses
+            assertThat(admit(limiter, "m", "prod", null, caller).verdict().refusedBy()).isEqualTo(Limit.POOL_REQUESTS);
+        }
+        Admission third = admit(limiter, "m", null, null, caller);           // the default pool: key request 3 of 3
+        assertThat(third.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        Refusal slot = admit(limiter, "m", null, null, caller).refusal();
+        assertThat(slot.dimension()).isEqualTo(Dimension.REQUESTS);
+        assertThat(slot.current()).isEqualTo(3);
+        assertThat(admit(limiter, "m", "prod", null, null).verdict().saturation()).isEqualTo(0.3);
+    }
+
+    private static <T> List<T> runConcurrently(int threads, ThreadTask<T> task) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        try {
+            List<Future<T>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int thread = t;
+                futures.add(pool.submit((Callable<T>) () -> {
+                    start.await();
+                    return task.run(thread);
+                }));
+            }
+            start.countDown();
+            List<T> results = new ArrayList<>();
+            for (Future<T> future : futures) {
+                results.add(future.get(60, TimeUnit.SECONDS));
+            }
+            return results;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @FunctionalInterface
+    private interface ThreadTask<T> {
+        T run(int thread) throws Exception;
+    }
+}

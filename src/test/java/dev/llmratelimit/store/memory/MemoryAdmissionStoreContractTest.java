@@ -1,0 +1,80 @@
+package dev.llmratelimit.store.memory;
+
+import dev.llmratelimit.engine.AdmissionStore;
+import dev.llmratelimit.engine.CounterGroup;
+import dev.llmratelimit.engine.Enforcement;
+import dev.llmratelimit.engine.GroupKind;
+import dev.llmratelimit.engine.GroupWindow;
+import dev.llmratelimit.engine.Increments;
+import dev.llmratelimit.engine.Limits;
+import dev.llmratelimit.engine.Plan;
+import dev.llmratelimit.engine.Settlement;
+import dev.llmratelimit.engine.UsageCost;
+import dev.llmratelimit.store.AdmissionStoreContract;
+import dev.llmratelimit.testsupport.MutableClock;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class MemoryAdmissionStoreContractTest extends AdmissionStoreContract {
+
+    private final MutableClock clock = new MutableClock();
+
+    @Override
+    protected AdmissionStore createStore() {
+        return new MemoryAdmissionStore(clock);
+    }
+
+    @Override
+    protected Duration lease() {
+        return Duration.ofMinutes(10);
+    }
+
+    @Override
+    protected String rollingWindow() {
+        return "60s";
+    }
+
+    @Override
+    protected void passWindow(Duration window) {
+        clock.advance(window);
+    }
+
+    @Override
+    protected void pass(Duration duration) {
+        clock.advance(duration);
+    }
+
+    private static Plan keyPlan(String requestId, String id, long rpm, long parallel) {
+        CounterGroup key = new CounterGroup(GroupKind.KEY, id, "", rpm > 0 ? GroupWindow.rolling(60_000, false) : GroupWindow.NONE,
+                new Limits(rpm > 0 ? rpm : Limits.NONE, Limits.NONE, parallel > 0 ? parallel : Limits.NONE, Limits.NONE),
+                Enforcement.ALWAYS, new Increments(rpm > 0 ? 1 : 0, 0, 0, parallel > 0));
+        return new Plan(requestId, "m", "default", List.of(key), 600_000, UsageCost.FREE);
+    }
+
+    @Test
+    void cellsOfPastWindowsWithoutSlotsAndSettledDecisionsAreDropped() {
+        MemoryAdmissionStore store = new MemoryAdmissionStore(clock);
+        store.decide(keyPlan("holder", "holder", 0, 1));
+        for (int i = 0; i < 100; i++) {
+            Plan plan = keyPlan("k" + i, "k" + i, 10, 0);
+            store.decide(plan);
+            store.settle(plan, Settlement.of(0, 0));
+        }
+        assertThat(store.size()).isEqualTo(101);
+        assertThat(store.pendingDecisions()).isEqualTo(1);
+        clock.advance(Duration.ofMinutes(1));
+
+        for (int i = 0; i < MemoryAdmissionStore.SWEEP_EVERY - 101; i++) {
+            Plan plan = keyPlan("busy" + i, "busy", 1_000_000, 0);
+            store.decide(plan);
+            store.settle(plan, Settlement.of(0, 0));
+        }
+
+        assertThat(store.size()).isEqualTo(2);                               // the live slot's holder and "busy"
+        assertThat(store.pendingDecisions()).isEqualTo(1);
+    }
+}
