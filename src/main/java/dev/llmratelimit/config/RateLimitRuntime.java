@@ -10,6 +10,8 @@ import dev.llmratelimit.policy.RateLimitPolicy;
 import dev.llmratelimit.store.CircuitBreaker;
 import dev.llmratelimit.store.CircuitBreakerSettings;
 import dev.llmratelimit.store.CircuitBreakingAdmissionStore;
+import dev.llmratelimit.store.CompensatingAdmissionStore;
+import dev.llmratelimit.store.PendingCompensations;
 import dev.llmratelimit.store.memory.MemoryAdmissionStore;
 import dev.llmratelimit.store.redis.RedisAdmissionStore;
 import dev.llmratelimit.store.redis.RedisStoreSettings;
@@ -26,6 +28,9 @@ import java.util.Map;
  * Closing it closes the stores (and the Redis client they share).
  */
 public final class RateLimitRuntime implements AutoCloseable {
+
+    /** Unconfirmed settlements kept in memory at most (about 200 bytes each). */
+    static final int PENDING_COMPENSATIONS = 10_000;
 
     private final FilterSettings settings;
     private final RateLimiter limiter;
@@ -63,14 +68,19 @@ public final class RateLimitRuntime implements AutoCloseable {
         return new RateLimiter(policy, store, Clock.systemUTC(), callerLimits.leaseMillis(), List.of());
     }
 
-    /** The store on one Redisson client, behind a circuit breaker, so a dead Redis costs no timeout per request. */
+    /**
+     * The store on one Redisson client, behind its own circuit breaker (so a dead Redis costs no
+     * timeout per request) and a queue of compensations for decisions whose answer never came.
+     */
     private static RateLimitRuntime redis(FilterSettings settings, RateLimitPolicy policy, CallerLimitPolicy callerLimits,
                                           CallerResolver resolver, Map<String, String> properties) {
         RedisStoreSettings redis = RedisStoreSettings.parse(properties);
         CircuitBreaker breaker = new CircuitBreaker(CircuitBreakerSettings.parse(properties), Clock.systemUTC());
         RedissonClient client = RedissonClientFactory.create(redis);
-        RateLimiter limiter = limiter(policy,
-                new CircuitBreakingAdmissionStore(RedisAdmissionStore.using(client, redis.keyPrefix()), breaker), callerLimits);
+        AdmissionStore store = new CompensatingAdmissionStore(
+                new CircuitBreakingAdmissionStore(RedisAdmissionStore.using(client, redis.keyPrefix()), breaker),
+                new PendingCompensations(PENDING_COMPENSATIONS), Clock.systemUTC());
+        RateLimiter limiter = limiter(policy, store, callerLimits);
         return new RateLimitRuntime(settings, limiter, resolver, callerLimits, client::shutdown);
     }
 

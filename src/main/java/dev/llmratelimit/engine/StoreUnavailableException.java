@@ -1,9 +1,30 @@
 package dev.llmratelimit.engine;
 
-/** The counter store could not answer in time; the engine applies {@code on-store-failure}. */
+/**
+ * The store could not answer in time; the engine applies {@code on-store-failure}. A timeout is not
+ * a failure of the command: unless {@link #mayHaveRun()} is false, it may still run on the store.
+ */
 public class StoreUnavailableException extends RuntimeException {
 
+    private final boolean mayHaveRun;
+
     public StoreUnavailableException(String message, Throwable cause) {
+        this(message, cause, true);
+    }
+
+    /** @param mayHaveRun false when the command certainly never reached the store (a skipped call) */
+    protected StoreUnavailableException(String message, Throwable cause, boolean mayHaveRun) {
         super(message, cause);
+        this.mayHaveRun = mayHaveRun;
+    }
+
+    /** A failure of a command that did not and will not run (such as a decision cancelled before it ran). */
+    public static StoreUnavailableException notRun(String message) {
+        return new StoreUnavailableException(message, null, false);
+    }
+
+    /** Whether the command may have run (or may still run) on the store although no answer came. */
+    public boolean mayHaveRun() {
+        return mayHaveRun;
     }
 }

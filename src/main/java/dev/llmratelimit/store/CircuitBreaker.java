@@ -7,10 +7,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
- * The state of one circuit: after a number of consecutive {@link StoreUnavailableException}s it
- * opens and calls fail at once for the back-off period; then one call at a time is let through as
- * a probe; a success closes it, a failure opens it for another back-off. Stores that reach the same
- * server share one breaker, so a dead Redis is skipped by both the model and the caller counters.
+ * The state of one store endpoint's circuit, fed only by that endpoint's calls: after a number of
+ * consecutive {@link StoreUnavailableException}s it opens and calls fail at once for the back-off
+ * period; then one call at a time is let through as a probe, every probe interval, so recovery
+ * begins as soon as the connection is back (a probe sent while the client still reconnects costs
+ * one probe interval, not another back-off); a success closes it.
  */
 public final class CircuitBreaker {
 
@@ -19,6 +20,7 @@ public final class CircuitBreaker {
 
     private final int failureThreshold;
     private final long backoffMillis;
+    private final long probeIntervalMillis;
     private final Clock clock;
     /** Written after {@link #retryAt}, so a reader that sees the circuit open sees its back-off too. */
     private volatile int consecutiveFailures;
@@ -28,6 +30,7 @@ public final class CircuitBreaker {
     public CircuitBreaker(CircuitBreakerSettings settings, Clock clock) {
         this.failureThreshold = settings.failureThreshold();
         this.backoffMillis = settings.backoff().toMillis();
+        this.probeIntervalMillis = settings.probeInterval().toMillis();
         this.clock = clock;
     }
 
@@ -48,7 +51,7 @@ public final class CircuitBreaker {
             succeeded();
             return result;
         } catch (StoreUnavailableException e) {
-            failed();
+            failed(probe);
             throw e;
         } finally {
             if (probe) {
@@ -85,9 +88,11 @@ public final class CircuitBreaker {
         }
     }
 
-    private synchronized void failed() {
+    private synchronized void failed(boolean probe) {
         int failures = consecutiveFailures + 1;
-        if (failures >= failureThreshold) {
+        if (probe) {
+            retryAt = clock.millis() + probeIntervalMillis;
+        } else if (failures >= failureThreshold) {
             retryAt = clock.millis() + backoffMillis;
         }
         consecutiveFailures = failures;
@@ -95,7 +100,7 @@ public final class CircuitBreaker {
 
     private static final class StoreSkippedException extends StoreUnavailableException {
         StoreSkippedException() {
-            super("Counter store skipped after repeated failures (circuit open)", null);
+            super("Counter store skipped after repeated failures (circuit open)", null, false);
         }
 
         @Override

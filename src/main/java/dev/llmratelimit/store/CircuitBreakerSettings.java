@@ -8,12 +8,18 @@ import java.util.Map;
 
 /**
  * When a failing store is skipped: after {@code failureThreshold} consecutive failures, for
- * {@code backoff}, then probed with one call.
+ * {@code backoff}, then probed with one call every {@code probeInterval} until one succeeds.
  */
-public record CircuitBreakerSettings(int failureThreshold, Duration backoff) {
+public record CircuitBreakerSettings(int failureThreshold, Duration backoff, Duration probeInterval) {
 
     public static final String FAILURE_THRESHOLD = "llm.ratelimit.store-failure-threshold";
     public static final String BACKOFF = "llm.ratelimit.store-backoff";
+    public static final String PROBE_INTERVAL = "llm.ratelimit.store-probe-interval";
+
+    /** A circuit whose probes follow each other at the back-off (as before probe intervals existed). */
+    public CircuitBreakerSettings(int failureThreshold, Duration backoff) {
+        this(failureThreshold, backoff, backoff);
+    }
 
     public static CircuitBreakerSettings parse(Map<String, String> properties) {
         String thresholdText = properties.getOrDefault(FAILURE_THRESHOLD, "3").trim();
@@ -26,11 +32,16 @@ public record CircuitBreakerSettings(int failureThreshold, Duration backoff) {
         if (threshold < 1) {
             throw new PolicyException(FAILURE_THRESHOLD, thresholdText, "expected a whole number, 1 or more");
         }
-        String backoffText = properties.getOrDefault(BACKOFF, "5s");
-        Duration backoff = Durations.parse(BACKOFF, backoffText);
-        if (backoff.isZero() || backoff.isNegative()) {
-            throw new PolicyException(BACKOFF, backoffText, "the back-off must be longer than zero");
+        return new CircuitBreakerSettings(threshold, positive(properties, BACKOFF, "1s"),
+                positive(properties, PROBE_INTERVAL, "250ms"));
+    }
+
+    private static Duration positive(Map<String, String> properties, String name, String defaultValue) {
+        String text = properties.getOrDefault(name, defaultValue);
+        Duration duration = Durations.parse(name, text);
+        if (duration.isZero() || duration.isNegative()) {
+            throw new PolicyException(name, text, "the duration must be longer than zero");
         }
-        return new CircuitBreakerSettings(threshold, backoff);
+        return duration;
     }
 }

@@ -78,6 +78,26 @@ class CircuitBreakingAdmissionStoreTest {
     }
 
     @Test
+    void afterAFailedProbeTheNextComesAfterTheProbeIntervalNotAnotherBackoff() {
+        FlakyStore endpoint = new FlakyStore();
+        CircuitBreakingAdmissionStore probing = new CircuitBreakingAdmissionStore(endpoint,
+                new CircuitBreaker(new CircuitBreakerSettings(3, Duration.ofSeconds(1), Duration.ofMillis(200)), clock));
+        endpoint.failing = true;
+        for (int i = 0; i < 3; i++) {
+            assertThatThrownBy(() -> probing.decide(PLAN)).isSameAs(endpoint.failure);
+        }
+        clock.advance(Duration.ofSeconds(1));
+        assertThatThrownBy(() -> probing.decide(PLAN)).isSameAs(endpoint.failure);   // an early probe: still reconnecting
+        clock.advance(Duration.ofMillis(199));
+        assertThatThrownBy(() -> probing.decide(PLAN)).isNotSameAs(endpoint.failure);
+        assertThat(endpoint.calls).isEqualTo(4);
+        clock.advance(Duration.ofMillis(1));
+        endpoint.failing = false;
+        assertThat(probing.decide(PLAN)).isSameAs(ADMITTED);                          // back 200 ms later, not 1 s
+        assertThat(probing.isOpen()).isFalse();
+    }
+
+    @Test
     void onlyConsecutiveFailuresCount() {
         for (int i = 0; i < 10; i++) {
             flaky.failing = true;
@@ -107,10 +127,10 @@ class CircuitBreakingAdmissionStoreTest {
     @Test
     void settingsHaveDefaultsAndRefuseNonsense() {
         assertThat(CircuitBreakerSettings.parse(Map.of()))
-                .isEqualTo(new CircuitBreakerSettings(3, Duration.ofSeconds(5)));
+                .isEqualTo(new CircuitBreakerSettings(3, Duration.ofSeconds(1), Duration.ofMillis(250)));
         assertThat(CircuitBreakerSettings.parse(Map.of(CircuitBreakerSettings.FAILURE_THRESHOLD, "1",
-                CircuitBreakerSettings.BACKOFF, "250ms")))
-                .isEqualTo(new CircuitBreakerSettings(1, Duration.ofMillis(250)));
+                CircuitBreakerSettings.BACKOFF, "250ms", CircuitBreakerSettings.PROBE_INTERVAL, "50ms")))
+                .isEqualTo(new CircuitBreakerSettings(1, Duration.ofMillis(250), Duration.ofMillis(50)));
         assertThatThrownBy(() -> CircuitBreakerSettings.parse(Map.of(CircuitBreakerSettings.FAILURE_THRESHOLD, "0")))
                 .isInstanceOf(PolicyException.class).hasMessageContaining("llm.ratelimit.store-failure-threshold=0");
         assertThatThrownBy(() -> CircuitBreakerSettings.parse(Map.of(CircuitBreakerSettings.FAILURE_THRESHOLD, "three")))

@@ -68,7 +68,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             sweep();
         }
         if (cancelled.remove(plan.requestId()) != null) {
-            throw new StoreUnavailableException("The decision was cancelled before it ran", null);
+            throw StoreUnavailableException.notRun("The decision was cancelled before it ran");
         }
         List<CounterGroup> groups = plan.groups();
         CounterCell[] held = lock(groups);

@@ -69,7 +69,7 @@ public final class RedisAdmissionStore implements AdmissionStore {
         List<Long> read = redis.run(ADMIT, RScript.ReturnType.MULTI, call.routingKey(), call.keys, call.admitArgs());
         int refusedAt = read.get(0).intValue();
         if (refusedAt < 0) {
-            throw new StoreUnavailableException("The decision was cancelled before it ran", null);
+            throw StoreUnavailableException.notRun("The decision was cancelled before it ran");
         }
         GroupCounts[] counts = new GroupCounts[call.planIndexes.length];
         for (int i = 0; i < counts.length; i++) {

@@ -1,0 +1,127 @@
+package dev.llmratelimit.store;
+
+import dev.llmratelimit.engine.AdmissionStore;
+import dev.llmratelimit.engine.Plan;
+import dev.llmratelimit.engine.Settlement;
+import dev.llmratelimit.engine.StoreUnavailableException;
+import dev.llmratelimit.engine.ThrottledLog;
+import dev.llmratelimit.engine.Verdict;
+
+import java.time.Clock;
+
+/**
+ * Makes sure a decision nobody acted on counts nothing, and that a settlement that timed out is
+ * applied after all. A decision whose answer never came may still run on the store (a timeout is
+ * not a failure): its request id is queued for a {@link Settlement#CANCEL}, which takes back what
+ * it applied or leaves a tombstone it obeys. A settlement that timed out is queued as it is. The
+ * queue is sent, oldest first, before the next call once the store answers again, so a caller
+ * whose slots a stalled store took is served as soon as the store is back.
+ */
+public final class CompensatingAdmissionStore implements AdmissionStore {
+
+    /** Pending settlements sent before one call, at most: recovery costs a few round trips, not thousands. */
+    static final int DRAIN_PER_CALL = 64;
+
+    private static final ThrottledLog FATES = new ThrottledLog(CompensatingAdmissionStore.class, System.Logger.Level.WARNING);
+
+    private final AdmissionStore delegate;
+    private final PendingCompensations pending;
+    private final Clock clock;
+    /** Whether the last call reached the store: only then is the queue sent before a call. */
+    private volatile boolean healthy = true;
+
+    public CompensatingAdmissionStore(AdmissionStore delegate, PendingCompensations pending, Clock clock) {
+        this.delegate = delegate;
+        this.pending = pending;
+        this.clock = clock;
+    }
+
+    @Override
+    public Verdict decide(Plan plan) {
+        if (healthy) {
+            drain();
+        }
+        Verdict verdict;
+        try {
+            verdict = delegate.decide(plan);
+        } catch (StoreUnavailableException e) {
+            failed();
+            if (e.mayHaveRun()) {
+                queue(plan, Settlement.CANCEL, "a decision without answer");
+            }
+            throw e;
+        } catch (RuntimeException e) {
+            queue(plan, Settlement.CANCEL, "a decision that failed unexpectedly");
+            throw e;
+        }
+        if (!healthy) {
+            // The store is back: give back what the decisions it ran late took, then decide again
+            // if this one was refused, since the refusal may be theirs (a refused decision counted nothing).
+            healthy = true;
+            if (!pending.isEmpty() && drain() && !verdict.admitted()) {
+                verdict = delegate.decide(plan);
+            }
+        }
+        return verdict;
+    }
+
+    private void failed() {
+        healthy = false;
+    }
+
+    @Override
+    public void settle(Plan plan, Settlement settlement) {
+        if (healthy) {
+            drain();
+        }
+        try {
+            delegate.settle(plan, settlement);
+            healthy = true;
+        } catch (StoreUnavailableException e) {
+            failed();
+            queue(plan, settlement, "a settlement without answer");
+        }
+    }
+
+    private void queue(Plan plan, Settlement settlement, String what) {
+        pending.add(plan, settlement, clock.millis());
+        FATES.log("Queued the " + (settlement.cancel() ? "cancel" : "settlement") + " of " + what
+                + " until the store answers again (" + pending.size() + " pending, "
+                + pending.count(PendingCompensations.Fate.DROPPED) + " dropped, "
+                + pending.count(PendingCompensations.Fate.EXPIRED) + " expired so far)", null);
+    }
+
+    /**
+     * Sends pending settlements until one fails (the store is still away) or the batch is done;
+     * returns whether any was applied.
+     */
+    private boolean drain() {
+        boolean any = false;
+        for (int i = 0; i < DRAIN_PER_CALL && !pending.isEmpty(); i++) {
+            PendingCompensations.Entry entry = pending.next(clock.millis());
+            if (entry == null) {
+                break;
+            }
+            try {
+                delegate.settle(entry.plan(), entry.settlement());
+                pending.applied();
+                any = true;
+            } catch (RuntimeException e) {
+                pending.retryLater(entry);
+                failed();
+                break;
+            }
+        }
+        return any;
+    }
+
+    /** The queue, for metrics: how many are pending and what became of the others. */
+    public PendingCompensations pending() {
+        return pending;
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+}

@@ -1,0 +1,129 @@
+package dev.llmratelimit.store;
+
+import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.AdmissionStore;
+import dev.llmratelimit.engine.CallerCounter;
+import dev.llmratelimit.engine.CallerPlan;
+import dev.llmratelimit.engine.CallerScope;
+import dev.llmratelimit.engine.Dimension;
+import dev.llmratelimit.engine.Plan;
+import dev.llmratelimit.engine.RateLimiter;
+import dev.llmratelimit.engine.Settlement;
+import dev.llmratelimit.engine.StoreUnavailableException;
+import dev.llmratelimit.engine.Verdict;
+import dev.llmratelimit.store.memory.MemoryAdmissionStore;
+import dev.llmratelimit.testsupport.MutableClock;
+import dev.llmratelimit.usage.Usage;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+
+import static dev.llmratelimit.testsupport.Admits.admit;
+import static dev.llmratelimit.testsupport.Policies.policy;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Decisions and settlements whose answer never came are compensated once the store answers again. */
+class CompensatingAdmissionStoreTest {
+
+    private final MutableClock clock = new MutableClock();
+    private final MemoryAdmissionStore memory = new MemoryAdmissionStore(clock);
+    private final StallingStore stalling = new StallingStore(memory);
+    private final PendingCompensations pending = new PendingCompensations(100);
+    private final CompensatingAdmissionStore store = new CompensatingAdmissionStore(stalling, pending, clock);
+    private final CallerPlan caller = new CallerPlan(List.of(new CallerCounter(CallerScope.KEY, "sk-1", 0, 0, 4)),
+            60_000, 600_000);
+
+    @Test
+    void slotsThatTimedOutDecisionsTookAreGivenBackBeforeTheNextDecision() {
+        RateLimiter limiter = new RateLimiter(policy("models.m.rpm=100"), store);
+        stalling.stalled = true;                       // every decision runs, but its answer is lost
+        for (int i = 0; i < 6; i++) {
+            assertThat(admit(limiter, "m", null, null, caller).outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_OPEN);
+        }
+        assertThat(pending.size()).isEqualTo(6);
+        stalling.stalled = false;
+
+        Admission[] served = new Admission[4];
+        for (int i = 0; i < 4; i++) {
+            served[i] = admit(limiter, "m", null, null, caller);
+            assertThat(served[i].outcome()).as("request %d", i).isEqualTo(Admission.Outcome.ADMITTED);
+        }
+        assertThat(admit(limiter, "m", null, null, caller).refusal().dimension()).isEqualTo(Dimension.PARALLEL_REQUESTS);
+        assertThat(pending.size()).isZero();
+        assertThat(pending.count(PendingCompensations.Fate.APPLIED)).isEqualTo(6);
+        for (Admission admission : served) {
+            admission.complete(new Usage(1, 1, 0));
+        }
+        Verdict model = admit(limiter, "m", null).verdict();
+        assertThat(model.requestRemaining()).isEqualTo(100 - 4 - 1);     // the six lost decisions count nothing
+    }
+
+    @Test
+    void aSettlementWithoutAnswerIsSentAgainAndAppliedOnce() {
+        RateLimiter limiter = new RateLimiter(policy("models.m.tpm=1000", "token-admission=reserve"), store);
+        Admission admission = admit(limiter, "m", null, null, 0, 400);
+        stalling.stalled = true;
+        admission.complete(new Usage(0, 100, 0));      // settles 100 of 400, but the answer is lost
+        stalling.stalled = false;
+        assertThat(pending.size()).isEqualTo(1);
+
+        admit(limiter, "m", null, null, 0, 1).abort();   // the store answers: the settlement goes after it
+        Admission probe = admit(limiter, "m", null, null, 0, 1);
+        assertThat(probe.verdict().tokenRemaining()).isEqualTo(1000 - 100 - 1);   // applied once, not twice
+        assertThat(pending.count(PendingCompensations.Fate.APPLIED)).isEqualTo(1);
+    }
+
+    @Test
+    void aCompensationOlderThanItsLeaseIsDroppedAndCounted() {
+        RateLimiter limiter = new RateLimiter(policy("models.m.rpm=100"), store);
+        stalling.stalled = true;
+        admit(limiter, "m", null, null, caller);
+        stalling.stalled = false;
+        clock.advance(Duration.ofMillis(600_000));
+        assertThat(admit(limiter, "m", null, null, caller).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(pending.count(PendingCompensations.Fate.EXPIRED)).isEqualTo(1);
+        assertThat(pending.count(PendingCompensations.Fate.APPLIED)).isZero();
+    }
+
+    @Test
+    void theQueueIsBoundedAndDropsTheOldest() {
+        PendingCompensations small = new PendingCompensations(2);
+        CompensatingAdmissionStore bounded = new CompensatingAdmissionStore(stalling, small, clock);
+        RateLimiter limiter = new RateLimiter(policy("models.m.rpm=100"), bounded);
+        stalling.stalled = true;
+        for (int i = 0; i < 5; i++) {
+            admit(limiter, "m", null, null, caller);
+        }
+        assertThat(small.size()).isEqualTo(2);
+        assertThat(small.count(PendingCompensations.Fate.QUEUED)).isEqualTo(5);
+        assertThat(small.count(PendingCompensations.Fate.DROPPED)).isEqualTo(3);
+    }
+
+    /** A store whose commands run but whose answers are lost while stalled (a timeout). */
+    private static final class StallingStore implements AdmissionStore {
+        private final AdmissionStore delegate;
+        volatile boolean stalled;
+
+        StallingStore(AdmissionStore delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public Verdict decide(Plan plan) {
+            Verdict verdict = delegate.decide(plan);
+            if (stalled) {
+                throw new StoreUnavailableException("timed out", null);
+            }
+            return verdict;
+        }
+
+        @Override
+        public void settle(Plan plan, Settlement settlement) {
+            if (stalled) {
+                throw new StoreUnavailableException("timed out", null);   // lost before it ran
+            }
+            delegate.settle(plan, settlement);
+        }
+    }
+}
