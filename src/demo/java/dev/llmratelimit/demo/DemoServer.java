@@ -1,5 +1,7 @@
 package dev.llmratelimit.demo;
 
+import dev.llmratelimit.config.ConfigFiles;
+import dev.llmratelimit.config.ConfigurationLoader;
 import dev.llmratelimit.config.MicroProfileProperties;
 import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.servlet.RateLimitFilter;
@@ -8,13 +10,17 @@ import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URL;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Map;
+import java.util.Properties;
 
 /**
  * The demo: a sample OpenAI-compatible chat endpoint behind the filter, registered programmatically.
  *
- * <pre>java -jar target/llm-ratelimit-demo.jar [--config FILE] [--port N]</pre>
+ * <pre>java -jar target/llm-ratelimit-demo.jar [--config FILE.properties|config.yaml] [--port N]</pre>
  */
 public final class DemoServer implements AutoCloseable {
 
@@ -24,7 +30,8 @@ public final class DemoServer implements AutoCloseable {
 
     private DemoServer(SmallRyeConfig config, int port) throws Exception {
         DemoSettings settings = DemoSettings.from(config);
-        runtime = RateLimitRuntime.create(MicroProfileProperties.read(config), null);
+        runtime = RateLimitRuntime.create(ConfigurationLoader.of("the demo's configuration",
+                () -> MicroProfileProperties.read(config)), null, Clock.systemUTC());
         tomcat = new EmbeddedTomcat(port)
                 .filter("demo-auth", new BearerKeyAuthFilter(settings.keys()), "/*")
                 .filter("llm-ratelimit", new RateLimitFilter(runtime), "/*")
@@ -32,14 +39,34 @@ public final class DemoServer implements AutoCloseable {
         this.port = tomcat.start();
     }
 
-    /** Starts a demo server; {@code configFile} (may be null) overrides {@code config/demo.properties}. */
+    /**
+     * Starts a demo server; {@code configFile} (may be null) overrides {@code config/demo.properties}.
+     * A LiteLLM {@code config.yaml} is the whole policy: the runtime reads it (again at each reload),
+     * and demo.properties then gives only the keys, the callers' priorities and the mock endpoint.
+     */
     public static DemoServer start(Path configFile, int port) throws Exception {
-        SmallRyeConfigBuilder builder = new SmallRyeConfigBuilder().addDefaultSources()
-                .withSources(new PropertiesConfigSource(resource("demo.properties"), 150));
-        if (configFile != null) {
-            builder.withSources(new PropertiesConfigSource(configFile.toUri().toURL(), 500));
+        SmallRyeConfigBuilder builder = new SmallRyeConfigBuilder().addDefaultSources();
+        if (configFile != null && ConfigFiles.isYaml(configFile)) {
+            Properties demo = new Properties();
+            try (InputStream in = resource("demo.properties").openStream()) {
+                demo.load(in);
+            }
+            demo.stringPropertyNames().stream().filter(DemoServer::isPolicy).forEach(demo::remove);
+            builder.withSources(new PropertiesConfigSource(demo, "demo.properties", 150),
+                    new PropertiesConfigSource(Map.of(ConfigFiles.PROPERTY, configFile.toString()), "--config", 500));
+        } else {
+            builder.withSources(new PropertiesConfigSource(resource("demo.properties"), 150));
+            if (configFile != null) {
+                builder.withSources(new PropertiesConfigSource(configFile.toUri().toURL(), 500));
+            }
         }
         return new DemoServer(builder.build(), port);
+    }
+
+    /** The demo.properties keys a LiteLLM config.yaml replaces. */
+    private static boolean isPolicy(String name) {
+        return name.startsWith("llm.ratelimit.models.") || name.startsWith("llm.ratelimit.reservation.")
+                || name.equals("llm.ratelimit.default-priority") || name.equals("llm.ratelimit.saturation-threshold");
     }
 
     private static URL resource(String name) throws IOException {
@@ -52,6 +79,11 @@ public final class DemoServer implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /** The filter's runtime, for a reload on demand. */
+    public RateLimitRuntime runtime() {
+        return runtime;
     }
 
     @Override

@@ -7,6 +7,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 
+import java.time.Clock;
+
 /**
  * The application-wide runtime where the container has CDI: built once from MicroProfile Config,
  * with the application's own {@link CallerResolver} bean when it has one.
@@ -21,7 +23,8 @@ public class RateLimitContext {
 
     @PostConstruct
     void start() {
-        runtime = RateLimitRuntime.create(RateLimitProperties.fromMicroProfileConfig(), applicationCallerResolver());
+        runtime = RateLimitRuntime.create(ConfigurationLoader.of("MicroProfile Config", RateLimitProperties::fromMicroProfileConfig),
+                applicationCallerResolver(), Clock.systemUTC());
     }
 
     /** The application's own {@link CallerResolver} bean, or {@code null} when it has none. */

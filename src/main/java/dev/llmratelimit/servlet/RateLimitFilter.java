@@ -3,6 +3,7 @@ package dev.llmratelimit.servlet;
 import dev.llmratelimit.chat.ChatRequest;
 import dev.llmratelimit.chat.IncludeUsageRewriter;
 import dev.llmratelimit.chat.InvalidChatRequestException;
+import dev.llmratelimit.config.ConfigurationLoader;
 import dev.llmratelimit.config.RateLimitContext;
 import dev.llmratelimit.config.RateLimitProperties;
 import dev.llmratelimit.config.RateLimitRuntime;
@@ -24,6 +25,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
+import java.time.Clock;
 import java.util.Optional;
 
 /**
@@ -72,9 +74,10 @@ public class RateLimitFilter implements Filter {
             runtime = context.runtime();
             return;
         }
-        runtime = RateLimitRuntime.create(RateLimitProperties.withInitParameters(
-                RateLimitProperties.fromMicroProfileConfig(), config.getInitParameterNames(),
-                config::getInitParameter), context == null ? null : context.applicationCallerResolver());
+        runtime = RateLimitRuntime.create(ConfigurationLoader.of("MicroProfile Config and init-params of filter "
+                        + config.getFilterName(), () -> RateLimitProperties.withInitParameters(
+                        RateLimitProperties.fromMicroProfileConfig(), config.getInitParameterNames(), config::getInitParameter)),
+                context == null ? null : context.applicationCallerResolver(), Clock.systemUTC());
         ownsRuntime = true;
     }
 
