@@ -139,6 +139,23 @@ class LiteLlmConfigTest {
                         + " expected a LiteLLM config.yaml: a mapping with model_list and litellm_settings");
     }
 
+    /** "Billion laughs": aliases of aliases would expand to 10^10 nodes; Jackson's YAML parser never expands them. */
+    @Test
+    void anAliasBombCostsNothing() {
+        StringBuilder yaml = new StringBuilder("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+        for (char level = 'b'; level <= 'j'; level++) {
+            yaml.append(level).append(": &").append(level).append(" [");
+            for (int i = 0; i < 10; i++) {
+                yaml.append(i == 0 ? "" : ", ").append('*').append((char) (level - 1));
+            }
+            yaml.append("]\n");
+        }
+        ConfigFile file = LiteLlmConfig.parse(yaml.toString(), "config.yaml", ENVIRONMENT::get);
+
+        assertThat(file.properties()).isEmpty();
+        assertThat(file.notes()).containsExactly("Ignored (no rate-limit meaning here): a, b, c, d, e, f, g, h, i, j");
+    }
+
     @Test
     void theFileReaderTellsYamlFromProperties(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
         Path yaml = Files.writeString(dir.resolve("config.yml"), "model_list:\n  - model_name: m\n    litellm_params: {rpm: 3}\n");
