@@ -29,8 +29,6 @@ public final class ConfigFiles {
     /** Far above any real configuration; a bigger file is refused before it is parsed. */
     static final long MAX_SIZE = 4L * 1024 * 1024;
 
-    private static final String YAML_PARSER = "com.fasterxml.jackson.dataformat.yaml.YAMLMapper";
-
     private ConfigFiles() {
     }
 
@@ -55,11 +53,13 @@ public final class ConfigFiles {
     public static ConfigFile read(Path file) {
         String text = text(file);
         if (isYaml(file)) {
-            if (!yamlParserPresent()) {
+            try {
+                return LiteLlmConfig.parse(text, file.toString(), System::getenv);
+            } catch (NoClassDefFoundError e) {
+                // the optional YAML module is not there: LiteLlmConfig cannot link
                 throw new PolicyException(PROPERTY, file.toString(), "reading YAML needs"
                         + " com.fasterxml.jackson.dataformat:jackson-dataformat-yaml on the class path");
             }
-            return LiteLlmConfig.parse(text, file.toString(), System::getenv);
         }
         Properties loaded = new Properties();
         try {
@@ -80,15 +80,6 @@ public final class ConfigFiles {
             return Files.readString(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new PolicyException(PROPERTY, file.toString(), "cannot be read (" + e + ")");
-        }
-    }
-
-    private static boolean yamlParserPresent() {
-        try {
-            Class.forName(YAML_PARSER, false, ConfigFiles.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
         }
     }
 }
