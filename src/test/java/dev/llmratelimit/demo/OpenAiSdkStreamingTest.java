@@ -40,15 +40,24 @@ class OpenAiSdkStreamingTest {
         return Long.parseLong(Http.header(demo.http().chat("sk-alice", JSON), "x-ratelimit-remaining-tokens"));
     }
 
+    /** The blocking client's stream, every chunk through the accumulator. */
+    private static List<ChatCompletionChunk> streamBlocking(DemoFixture demo, boolean includeUsage,
+                                                            ChatCompletionAccumulator accumulator) {
+        OpenAIClient client = OpenAIOkHttpClient.builder().apiKey("sk-alice").baseUrl(demo.baseUrl()).maxRetries(0).build();
+        List<ChatCompletionChunk> chunks = new ArrayList<>();
+        try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(params(includeUsage))) {
+            stream.stream().map(accumulator::accumulate).forEach(chunks::add);
+        } finally {
+            client.close();
+        }
+        return chunks;
+    }
+
     @Test
     void theAccumulatorBuildsTheCompletionOfAStreamWithoutUsage() throws Exception {
         try (DemoFixture demo = new DemoFixture()) {
-            OpenAIClient client = OpenAIOkHttpClient.builder().apiKey("sk-alice").baseUrl(demo.baseUrl()).maxRetries(0).build();
             ChatCompletionAccumulator accumulator = ChatCompletionAccumulator.create();
-            List<ChatCompletionChunk> chunks = new ArrayList<>();
-            try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(params(false))) {
-                stream.stream().map(accumulator::accumulate).forEach(chunks::add);
-            }
+            List<ChatCompletionChunk> chunks = streamBlocking(demo, false, accumulator);
             ChatCompletion completion = accumulator.chatCompletion();
 
             assertThat(chunks).hasSize(7);                                     // role, 5 words, finish_reason
@@ -60,19 +69,14 @@ class OpenAiSdkStreamingTest {
             assertThat(completion.model()).isEqualTo("gpt-4o");
             assertThat(completion.usage()).isEmpty();
             assertThat(remainingTokens(demo)).isEqualTo(100_000 - 30);        // charged though the client saw no usage
-            client.close();
         }
     }
 
     @Test
     void theAccumulatorTakesTheUsageChunkWhenTheClientAsksForIt() throws Exception {
         try (DemoFixture demo = new DemoFixture()) {
-            OpenAIClient client = OpenAIOkHttpClient.builder().apiKey("sk-alice").baseUrl(demo.baseUrl()).maxRetries(0).build();
             ChatCompletionAccumulator accumulator = ChatCompletionAccumulator.create();
-            List<ChatCompletionChunk> chunks = new ArrayList<>();
-            try (StreamResponse<ChatCompletionChunk> stream = client.chat().completions().createStreaming(params(true))) {
-                stream.stream().map(accumulator::accumulate).forEach(chunks::add);
-            }
+            List<ChatCompletionChunk> chunks = streamBlocking(demo, true, accumulator);
             ChatCompletion completion = accumulator.chatCompletion();
 
             assertThat(chunks).hasSize(8);
@@ -82,7 +86,6 @@ class OpenAiSdkStreamingTest {
             assertThat(completion.usage().orElseThrow().completionTokens()).isEqualTo(20);
             assertThat(completion.usage().orElseThrow().totalTokens()).isEqualTo(30);
             assertThat(remainingTokens(demo)).isEqualTo(100_000 - 30);
-            client.close();
         }
     }
 
