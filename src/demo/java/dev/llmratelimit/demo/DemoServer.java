@@ -10,12 +10,10 @@ import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URL;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.Map;
-import java.util.Properties;
 
 /**
  * The demo: a sample OpenAI-compatible chat endpoint behind the filter, registered programmatically.
@@ -40,33 +38,21 @@ public final class DemoServer implements AutoCloseable {
     }
 
     /**
-     * Starts a demo server; {@code configFile} (may be null) overrides {@code config/demo.properties}.
-     * A LiteLLM {@code config.yaml} is the whole policy: the runtime reads it (again at each reload),
-     * and demo.properties then gives only the keys, the callers' priorities and the mock endpoint.
+     * Starts a demo server configured by {@code configFile}, or by the bundled {@code demo.properties}
+     * when it is null. The file replaces the bundled one: none of its settings (models, reservations,
+     * keys) apply then. System properties and environment variables still override either. A LiteLLM
+     * {@code config.yaml} is read by the runtime itself, as {@code llm.ratelimit.config-file}, so a
+     * reload sees it change.
      */
     public static DemoServer start(Path configFile, int port) throws Exception {
         SmallRyeConfigBuilder builder = new SmallRyeConfigBuilder().addDefaultSources();
         if (configFile != null && ConfigFiles.isYaml(configFile)) {
-            Properties demo = new Properties();
-            try (InputStream in = resource("demo.properties").openStream()) {
-                demo.load(in);
-            }
-            demo.stringPropertyNames().stream().filter(DemoServer::isPolicy).forEach(demo::remove);
-            builder.withSources(new PropertiesConfigSource(demo, "demo.properties", 150),
-                    new PropertiesConfigSource(Map.of(ConfigFiles.PROPERTY, configFile.toString()), "--config", 500));
+            builder.withSources(new PropertiesConfigSource(Map.of(ConfigFiles.PROPERTY, configFile.toString()), "--config", 150));
         } else {
-            builder.withSources(new PropertiesConfigSource(resource("demo.properties"), 150));
-            if (configFile != null) {
-                builder.withSources(new PropertiesConfigSource(configFile.toUri().toURL(), 500));
-            }
+            builder.withSources(new PropertiesConfigSource(
+                    configFile == null ? resource("demo.properties") : configFile.toUri().toURL(), 150));
         }
         return new DemoServer(builder.build(), port);
-    }
-
-    /** The demo.properties keys a LiteLLM config.yaml replaces. */
-    private static boolean isPolicy(String name) {
-        return name.startsWith("llm.ratelimit.models.") || name.startsWith("llm.ratelimit.reservation.")
-                || name.equals("llm.ratelimit.default-priority") || name.equals("llm.ratelimit.saturation-threshold");
     }
 
     private static URL resource(String name) throws IOException {

@@ -71,7 +71,7 @@ public class RateLimitInterceptor {
             return invocation.proceed();
         }
         if (!admission.permitsCall()) {
-            throw RateLimitRefusalException.of(admission);
+            throw RateLimitRefusalException.of(admission, runtime.settings().errorStyle());
         }
         AdmittedCall admitted = new AdmittedCall(admission, call);
         boolean streamsEvents = JAX_RS_API && recordsEventSink(invocation, admitted);

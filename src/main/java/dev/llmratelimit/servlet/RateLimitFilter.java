@@ -173,7 +173,7 @@ public class RateLimitFilter implements Filter {
                 promptTokens, chat.maxTokens(), runtime.callerLimits().planFor(caller));
     }
 
-    private static void refuse(HttpServletResponse response, Admission admission) throws IOException {
-        JsonErrors.write(response, ErrorResponse.refusal(admission));
+    private void refuse(HttpServletResponse response, Admission admission) throws IOException {
+        JsonErrors.write(response, ErrorResponse.refusal(admission, runtime.settings().errorStyle()));
     }
 }

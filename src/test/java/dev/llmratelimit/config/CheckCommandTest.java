@@ -43,22 +43,22 @@ class CheckCommandTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
     }
 
-    /** Properties over YAML, as at start-up: the quick start's 60 TPM with the demo's 10 RPM and shares. */
+    /** Properties over YAML, as at start-up: dev's 0.3 replaces the YAML's rpm:1, and 0.9 + 0.3 are normalised. */
     @Test
     void severalFilesMakeOneConfigurationWithPropertiesOverYaml(@TempDir Path dir) throws Exception {
         Path properties = Files.writeString(dir.resolve("app.properties"), """
-                llm.ratelimit.models.gpt-4o-mini.rpm=10
+                llm.ratelimit.models.gpt-4o.tpm=1000
                 llm.ratelimit.reservation.dev=0.3
                 llm.ratelimit.window=30s
                 """);
 
-        assertThat(check("check", properties.toString(), "config/litellm-quickstart.yaml")).isZero();
+        assertThat(check("check", properties.toString(), "config/litellm-priorities.yaml")).isZero();
 
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("""
-                model        rpm  tpm  threshold  window  pool     share  pool rpm  pool tpm
-                gpt-4o-mini   10   60      50.0%     30s  default  25.0%         2        15
-                                                          dev      25.0%         2        15
-                                                          prod     75.0%         7        45
+                model   rpm   tpm  threshold  window  pool     share  pool rpm  pool tpm
+                gpt-4o   10  1000      50.0%     30s  default   0.0%         0         0
+                                                      dev      25.0%         2       250
+                                                      prod     75.0%         7       750
                 """);
     }
 

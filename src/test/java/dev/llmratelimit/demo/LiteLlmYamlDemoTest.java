@@ -11,8 +11,9 @@ import java.nio.file.Path;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The demo started with {@code --config config.yaml}: a LiteLLM user's file gives the same answers
- * as LiteLLM. demo.properties still maps the keys: sk-alice is prod, sk-bob dev, sk-carol has no priority.
+ * The demo started with {@code --config config.yaml}, or with a properties file that maps the keys
+ * and names the YAML in {@code llm.ratelimit.config-file}: a LiteLLM user's file gives the same
+ * answers as LiteLLM.
  */
 class LiteLlmYamlDemoTest {
 
@@ -43,7 +44,9 @@ class LiteLlmYamlDemoTest {
                     default_priority: 0.5
                     saturation_threshold: 0.4
                 """);
-        try (DemoFixture demo = new DemoFixture(config)) {
+        try (DemoFixture demo = DemoFixture.withConfig("llm.ratelimit.config-file=" + config,
+                "demo.keys.sk-alice=alice", "demo.keys.sk-bob=bob", "demo.keys.sk-carol=carol",
+                "llm.ratelimit.principals.alice.priority=prod", "llm.ratelimit.principals.bob.priority=dev")) {
             for (int call = 1; call <= 4; call++) {
                 HttpResponse<String> served = demo.http().chat("sk-carol", FIFTEEN_TOKENS);
                 assertThat(served.statusCode()).as("call %d", call).isEqualTo(200);
@@ -67,33 +70,34 @@ class LiteLlmYamlDemoTest {
         }
     }
 
-    /** config/litellm-quickstart.yaml, the docs' quick start: 60 TPM, 30-token answers. */
+    /** config/litellm-quickstart.yaml, the docs' quick start: 60 TPM, 30-token answers, no keys, no reservations. */
     @Test
     void theQuickStartYamlServesTwoCallsAndRefusesTheThirdModelWide() throws Exception {
         try (DemoFixture demo = new DemoFixture(Path.of("config", "litellm-quickstart.yaml"))) {
-            HttpResponse<String> first = demo.http().chat("sk-alice", QUICK_START_CHAT);
-            HttpResponse<String> second = demo.http().chat("sk-alice", QUICK_START_CHAT);
-            HttpResponse<String> third = demo.http().chat("sk-alice", QUICK_START_CHAT);
+            HttpResponse<String> first = demo.http().chat(null, QUICK_START_CHAT);
+            HttpResponse<String> second = demo.http().chat(null, QUICK_START_CHAT);
+            HttpResponse<String> third = demo.http().chat(null, QUICK_START_CHAT);
 
             assertThat(first.statusCode()).isEqualTo(200);
+            assertThat(first.body()).contains("\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":20,\"total_tokens\":30}");
             assertThat(Http.header(first, "x-ratelimit-limit-tokens")).isEqualTo("60");
+            assertThat(Http.header(first, "x-ratelimit-remaining-tokens")).isEqualTo("60");
             assertThat(Http.header(first, "x-ratelimit-limit-requests")).isNull();
             assertThat(second.statusCode()).isEqualTo(200);
-            assertThat(Http.header(second, "x-ratelimit-limit-tokens")).isEqualTo("54");
-            assertThat(Http.header(second, "x-ratelimit-remaining-tokens")).isEqualTo("24");
+            assertThat(Http.header(second, "x-ratelimit-remaining-tokens")).isEqualTo("30");
             assertThat(third.statusCode()).isEqualTo(429);
             assertThat(third.body()).isEqualTo("{\"error\":{\"message\":\"Model capacity reached for gpt-4o-mini. "
-                    + "Priority: prod, Rate limit type: tokens, Model TPM: 60, Model RPM: not configured, Remaining: 0\","
+                    + "Priority: default, Rate limit type: tokens, Model TPM: 60, Model RPM: not configured, Remaining: 0\","
                     + "\"type\":\"throttling_error\",\"param\":null,\"code\":\"429\"}}");
             assertThat(Http.header(third, "x-ratelimit-saturation")).isNull();
         }
     }
 
-    /** The demo.properties models are gone: the YAML is the whole policy. */
+    /** The YAML replaces the bundled demo.properties: its gpt-4o limits are gone. */
     @Test
-    void aModelOnlyDemoPropertiesConfiguresIsNotLimitedUnderAYaml() throws Exception {
+    void aModelOnlyTheBundledFileConfiguresIsNotLimitedUnderAYaml() throws Exception {
         try (DemoFixture demo = new DemoFixture(Path.of("config", "litellm-quickstart.yaml"))) {
-            HttpResponse<String> response = demo.http().chat("sk-alice",
+            HttpResponse<String> response = demo.http().chat(null,
                     "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}");
             assertThat(response.statusCode()).isEqualTo(200);
             assertThat(Http.header(response, "x-ratelimit-limit-requests")).isNull();

@@ -34,22 +34,22 @@ class ReloadThroughDemoTest {
     void aRaisedLimitAppliesToTheLiveWindow(@TempDir Path dir) throws Exception {
         Path config = Files.writeString(dir.resolve("config.yaml"), quickStart("60"));
         try (DemoFixture demo = new DemoFixture(config)) {
-            assertThat(demo.http().chat("sk-alice", CHAT).statusCode()).isEqualTo(200);
-            assertThat(demo.http().chat("sk-alice", CHAT).statusCode()).isEqualTo(200);
-            assertThat(demo.http().chat("sk-alice", CHAT).statusCode()).isEqualTo(429);
+            assertThat(demo.http().chat(null, CHAT).statusCode()).isEqualTo(200);
+            assertThat(demo.http().chat(null, CHAT).statusCode()).isEqualTo(200);
+            assertThat(demo.http().chat(null, CHAT).statusCode()).isEqualTo(429);
             ConfigurationStatus before = demo.server().runtime().configurationStatus();
 
             Files.writeString(config, quickStart("120"));
             assertThat(demo.server().runtime().reload()).isTrue();
 
-            HttpResponse<String> fourth = demo.http().chat("sk-alice", CHAT);
+            HttpResponse<String> fourth = demo.http().chat(null, CHAT);
             assertThat(fourth.statusCode()).isEqualTo(200);
-            assertThat(Http.header(fourth, "x-ratelimit-limit-tokens")).isEqualTo("108");   // strict: prod 0.9 of 120
-            assertThat(Http.header(fourth, "x-ratelimit-remaining-tokens")).isEqualTo("48");
-            assertThat(demo.http().chat("sk-alice", CHAT).statusCode()).isEqualTo(200);
-            HttpResponse<String> refused = demo.http().chat("sk-alice", CHAT);
+            assertThat(Http.header(fourth, "x-ratelimit-limit-tokens")).isEqualTo("120");
+            assertThat(Http.header(fourth, "x-ratelimit-remaining-tokens")).isEqualTo("60");
+            assertThat(demo.http().chat(null, CHAT).statusCode()).isEqualTo(200);
+            HttpResponse<String> refused = demo.http().chat(null, CHAT);
             assertThat(refused.statusCode()).isEqualTo(429);
-            assertThat(refused.body()).contains("Model capacity reached for gpt-4o-mini. Priority: prod, "
+            assertThat(refused.body()).contains("Model capacity reached for gpt-4o-mini. Priority: default, "
                     + "Rate limit type: tokens, Model TPM: 120, Model RPM: not configured, Remaining: 0");
             ConfigurationStatus after = demo.server().runtime().configurationStatus();
             assertThat(after.origin()).isEqualTo("the demo's configuration over " + config);
@@ -63,22 +63,22 @@ class ReloadThroughDemoTest {
     void anInvalidReloadKeepsTheRunningPolicy(@TempDir Path dir) throws Exception {
         Path config = Files.writeString(dir.resolve("config.yaml"), quickStart("60"));
         try (DemoFixture demo = new DemoFixture(config)) {
-            assertThat(demo.http().chat("sk-alice", CHAT).statusCode()).isEqualTo(200);
+            assertThat(demo.http().chat(null, CHAT).statusCode()).isEqualTo(200);
             Files.writeString(config, quickStart("sixty"));
 
             assertThat(demo.server().runtime().reload()).isFalse();
 
             assertThat(demo.server().runtime().configurationStatus().lastError()).isEqualTo(
                     "Invalid configuration model_list[0].litellm_params.tpm=sixty: expected a whole number of at least 1");
-            assertThat(demo.http().chat("sk-alice", CHAT).statusCode()).isEqualTo(200);
-            HttpResponse<String> third = demo.http().chat("sk-alice", CHAT);
+            assertThat(demo.http().chat(null, CHAT).statusCode()).isEqualTo(200);
+            HttpResponse<String> third = demo.http().chat(null, CHAT);
             assertThat(third.statusCode()).isEqualTo(429);
             assertThat(third.body()).contains("Model TPM: 60, Model RPM: not configured, Remaining: 0");
 
             Files.writeString(config, quickStart("90"));
             assertThat(demo.server().runtime().reload()).isTrue();
             assertThat(demo.server().runtime().configurationStatus().lastError()).isNull();
-            assertThat(demo.http().chat("sk-alice", CHAT).statusCode()).isEqualTo(200);
+            assertThat(demo.http().chat(null, CHAT).statusCode()).isEqualTo(200);
         }
     }
 
@@ -112,7 +112,7 @@ class ReloadThroughDemoTest {
                 admitted.add(clients.submit(() -> {
                     int served = 0;
                     for (int request = 0; request < 10; request++) {
-                        served += demo.http().chat("sk-carol", CHAT).statusCode() == 200 ? 1 : 0;
+                        served += demo.http().chat(null, CHAT).statusCode() == 200 ? 1 : 0;
                     }
                     return served;
                 }));
