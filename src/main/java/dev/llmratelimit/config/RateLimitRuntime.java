@@ -86,7 +86,10 @@ public final class RateLimitRuntime implements AutoCloseable {
         RateLimitRuntime runtime = new RateLimitRuntime(stores, loader, callerResolver, clock,
                 new Active(loaded.properties(), configuration, limiterFor(configuration.policy(), stores)), loaded.origin());
         runtime.logApplied("Loaded", loaded);
-        configuration.reloadInterval().ifPresent(interval -> runtime.schedule = new ReloadSchedule(interval, runtime::reload));
+        configuration.reloadInterval().ifPresent(interval -> {
+            LOG.log(Level.INFO, "Re-reading the rate-limit configuration every " + interval);
+            runtime.schedule = new ReloadSchedule(interval, runtime::reload);
+        });
         return runtime;
     }
 
