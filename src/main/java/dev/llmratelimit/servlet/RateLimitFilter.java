@@ -157,7 +157,8 @@ public class RateLimitFilter implements Filter {
      * {@code false} when it cannot wait and is to be refused now.
      */
     private boolean waitForCapacity(HttpServletRequest request, HttpServletResponse response, Caller caller,
-                                    ModelChoice refusal, ChatRequest chat, byte[] body, byte[] json) {
+                                    ModelChoice refusal, ChatRequest chat, byte[] body, byte[] json)
+            throws IOException {
         Admission admission = refusal.admission();
         WaitRoom room = runtime.waitRoom();
         if (room == null || admission.outcome() != Admission.Outcome.REFUSED || !request.isAsyncSupported()) {
@@ -170,8 +171,9 @@ public class RateLimitFilter implements Filter {
         }
         int rank = runtime.waitPolicy().rank(runtime.limiter().policy().model(chat.model()), pool);
         ModelChooser chooser = new ModelChooser(runtime);
-        return WaitingRequest.start(room, request, response, chat, body, json, refusal,
+        WaitingRequest.start(room, request, response, chat, body, json, refusal,
                 () -> chooser.choose(caller, chat, json), rank, runtime.clock(), maxWait);
+        return true;
     }
 
     /** The ASYNC dispatch of a request that waited and was then admitted. */

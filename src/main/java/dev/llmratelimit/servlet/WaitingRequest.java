@@ -3,6 +3,7 @@ package dev.llmratelimit.servlet;
 import dev.llmratelimit.chat.ChatRequest;
 import dev.llmratelimit.http.ErrorResponse;
 import dev.llmratelimit.wait.WaitRoom;
+import dev.llmratelimit.wait.WaitingDecision;
 import jakarta.servlet.AsyncContext;
 import jakarta.servlet.AsyncEvent;
 import jakarta.servlet.AsyncListener;
@@ -13,17 +14,17 @@ import java.io.IOException;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
  * A refused request waiting for capacity without holding a container thread: the request is put in
- * asynchronous mode and enters the {@link WaitRoom}; once a decision admits it, it is dispatched
- * again to its own URI, where the filter (mapped for {@code ASYNC} dispatches) runs it like any
- * admitted request. When its time is up it gets the refusal it would have had. A client that goes
- * away while waiting leaves the room and counts nothing.
+ * asynchronous mode and its decision enters the {@link WaitRoom}; once a decision admits it, it is
+ * dispatched again to its own URI, where the filter (mapped for {@code ASYNC} dispatches) runs it
+ * like any admitted request. When its time is up it gets the refusal it would have had. A client
+ * that the container reports gone (an error or timeout of the asynchronous request) leaves the room
+ * and counts nothing.
  */
-final class WaitingRequest implements WaitRoom.Waiter, AsyncListener {
+final class WaitingRequest implements AsyncListener {
 
     /** Request attribute holding the {@link Resumed} call of an admitted waiter, for the ASYNC dispatch. */
     static final String RESUMED = WaitingRequest.class.getName() + ".RESUMED";
@@ -36,107 +37,55 @@ final class WaitingRequest implements WaitRoom.Waiter, AsyncListener {
     record Resumed(ModelChoice choice, ChatRequest chat, byte[] body, byte[] json, long waitedMillis) {
     }
 
-    private enum State { WAITING, ADMITTED, ANSWERED, GONE }
-
     private final HttpServletRequest request;
     private final HttpServletResponse response;
-    private final ChatRequest chat;
-    private final byte[] body;
-    private final byte[] json;
-    private final Supplier<ModelChoice> decideAgain;
-    private final int rank;
-    private final Clock clock;
-    private final long startedAt;
-    private final long deadline;
-    private final AtomicReference<State> state = new AtomicReference<>(State.WAITING);
-    private volatile ModelChoice lastRefusal;
-    private volatile AsyncContext async;
-    private volatile WaitRoom.Ticket ticket;
+    private final AsyncContext async;
+    private volatile WaitingDecision<ModelChoice> decision;
 
-    private WaitingRequest(HttpServletRequest request, HttpServletResponse response, ChatRequest chat, byte[] body,
-                           byte[] json, ModelChoice refusal, Supplier<ModelChoice> decideAgain, int rank,
-                           Clock clock, long maxWaitMillis) {
+    private WaitingRequest(HttpServletRequest request, HttpServletResponse response, AsyncContext async) {
         this.request = request;
         this.response = response;
-        this.chat = chat;
-        this.body = body;
-        this.json = json;
-        this.lastRefusal = refusal;
-        this.decideAgain = decideAgain;
-        this.rank = rank;
-        this.clock = clock;
-        this.startedAt = clock.millis();
-        this.deadline = startedAt + maxWaitMillis;
+        this.async = async;
     }
 
-    /**
-     * Puts the refused request in the room; {@code false} when the room is full (the caller answers
-     * the refusal at once).
-     */
-    static boolean start(WaitRoom room, HttpServletRequest request, HttpServletResponse response, ChatRequest chat,
-                         byte[] body, byte[] json, ModelChoice refusal, Supplier<ModelChoice> decideAgain, int rank,
-                         Clock clock, long maxWaitMillis) {
-        WaitingRequest waiting = new WaitingRequest(request, response, chat, body, json, refusal, decideAgain, rank,
-                clock, maxWaitMillis);
+    /** Puts the refused request in the room, or answers its refusal at once when the room is full. */
+    static void start(WaitRoom room, HttpServletRequest request, HttpServletResponse response, ChatRequest chat,
+                      byte[] body, byte[] json, ModelChoice refusal, Supplier<ModelChoice> decideAgain, int rank,
+                      Clock clock, long maxWaitMillis) throws IOException {
+        WaitingDecision<ModelChoice> decision = WaitingDecision.enter(room, refusal, new ChoiceDecider(decideAgain),
+                rank, clock, maxWaitMillis);
+        if (decision == null) {
+            JsonErrors.write(response, ErrorResponse.refusal(refusal.admission()));
+            return;
+        }
         AsyncContext async = request.startAsync();
         async.setTimeout(maxWaitMillis + 30_000);
+        WaitingRequest waiting = new WaitingRequest(request, response, async);
+        waiting.decision = decision;
         async.addListener(waiting);
-        waiting.async = async;
-        WaitRoom.Ticket ticket = room.enter(waiting, refusal.clearsInMillis());
-        if (ticket == null) {
-            waiting.state.set(State.ANSWERED);
-            waiting.answerRefusal(false);
-            return true;
-        }
-        waiting.ticket = ticket;
-        return true;
-    }
-
-    @Override
-    public int rank() {
-        return rank;
-    }
-
-    @Override
-    public long deadlineMillis() {
-        return deadline;
-    }
-
-    @Override
-    public WaitRoom.Refusal attempt() {
-        if (state.get() != State.WAITING) {
-            return null;
-        }
-        ModelChoice choice = decideAgain.get();
-        if (!choice.permitsCall()) {
-            lastRefusal = choice;
-            return new WaitRoom.Refusal(choice.refusingGroup(), choice.clearsInMillis());
-        }
-        if (!state.compareAndSet(State.WAITING, State.ADMITTED)) {
-            choice.admission().abort();
-            return null;
-        }
-        request.setAttribute(RESUMED, new Resumed(choice, chat, body, json, clock.millis() - startedAt));
-        async.dispatch();
-        return null;
-    }
-
-    @Override
-    public void expire() {
-        if (state.compareAndSet(State.WAITING, State.ANSWERED)) {
-            answerRefusal(true);
-        }
-    }
-
-    private void answerRefusal(boolean waited) {
-        try {
-            ErrorResponse refusal = ErrorResponse.refusal(lastRefusal.admission());
-            if (waited) {
-                Map<String, String> headers = new LinkedHashMap<>(refusal.headers());
-                headers.put(WAITED_HEADER, Long.toString(clock.millis() - startedAt));
-                refusal = new ErrorResponse(refusal.status(), headers, refusal.type(), refusal.code(), refusal.message());
+        decision.outcome().whenComplete((choice, cancelled) -> {
+            if (cancelled == null) {
+                waiting.go(choice, chat, body, json);
             }
-            JsonErrors.write(response, refusal);
+        });
+    }
+
+    private void go(ModelChoice choice, ChatRequest chat, byte[] body, byte[] json) {
+        if (choice.permitsCall()) {
+            request.setAttribute(RESUMED, new Resumed(choice, chat, body, json, decision.waitedMillis()));
+            async.dispatch();
+        } else {
+            answer(choice);
+        }
+    }
+
+    private void answer(ModelChoice refusal) {
+        try {
+            ErrorResponse answer = ErrorResponse.refusal(refusal.admission());
+            Map<String, String> headers = new LinkedHashMap<>(answer.headers());
+            headers.put(WAITED_HEADER, Long.toString(decision.waitedMillis()));
+            JsonErrors.write(response, new ErrorResponse(answer.status(), headers, answer.type(), answer.code(),
+                    answer.message()));
         } catch (IOException | RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, "Could not answer a request whose wait ended", e);
         } finally {
@@ -146,24 +95,17 @@ final class WaitingRequest implements WaitRoom.Waiter, AsyncListener {
 
     @Override
     public void onTimeout(AsyncEvent event) {
-        if (ticket != null) {
-            ticket.leave();
-        }
-        expire();
+        decision.expire();
     }
 
     @Override
     public void onError(AsyncEvent event) {
-        if (state.compareAndSet(State.WAITING, State.GONE) && ticket != null) {
-            ticket.leave();
-        }
+        decision.leave();
     }
 
     @Override
     public void onComplete(AsyncEvent event) {
-        if (state.compareAndSet(State.WAITING, State.GONE) && ticket != null) {
-            ticket.leave();
-        }
+        decision.leave();
         if (request.getAttribute(RESUMED) instanceof Resumed unclaimed) {
             request.removeAttribute(RESUMED);
             unclaimed.choice().admission().abort();
@@ -174,5 +116,34 @@ final class WaitingRequest implements WaitRoom.Waiter, AsyncListener {
 
     @Override
     public void onStartAsync(AsyncEvent event) {
+    }
+
+    /** Decides the request again over its model and fallbacks. */
+    private record ChoiceDecider(Supplier<ModelChoice> decideAgain) implements WaitingDecision.Decider<ModelChoice> {
+
+        @Override
+        public ModelChoice decide() {
+            return decideAgain.get();
+        }
+
+        @Override
+        public boolean admits(ModelChoice decision) {
+            return decision.permitsCall();
+        }
+
+        @Override
+        public Object refusingGroup(ModelChoice decision) {
+            return decision.refusingGroup();
+        }
+
+        @Override
+        public long clearsInMillis(ModelChoice decision) {
+            return decision.clearsInMillis();
+        }
+
+        @Override
+        public void giveBack(ModelChoice decision) {
+            decision.admission().abort();
+        }
     }
 }
