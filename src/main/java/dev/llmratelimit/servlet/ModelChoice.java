@@ -1,6 +1,7 @@
 package dev.llmratelimit.servlet;
 
 import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.wait.AdmissionDecider;
 
 /**
  * The decision for one request over its model and that model's fallbacks.
@@ -17,20 +18,11 @@ record ModelChoice(Admission admission, String model, String fallbackFrom) {
 
     /** Milliseconds until the refusal would clear if nothing else happened. */
     long clearsInMillis() {
-        Admission refused = admission;
-        if (refused.callerRefusal() != null) {
-            return refused.callerRefusal().retryAfterSeconds() * 1000;
-        }
-        return refused.verdict() != null ? refused.verdict().resetMillis() : 1000;
+        return AdmissionDecider.clearsIn(admission);
     }
 
     /** What refused the request: later waiters refused by the same thing are not asked again in one pass. */
     Object refusingGroup() {
-        Admission refused = admission;
-        if (refused.callerRefusal() != null) {
-            return refused.callerRefusal().counter();
-        }
-        return refused.plan().model() + '\u0000' + refused.plan().pool()
-                + '\u0000' + (refused.verdict() != null ? refused.verdict().refusedBy() : "store");
+        return AdmissionDecider.groupOf(admission);
     }
 }

@@ -66,6 +66,11 @@ public final class WaitingDecision<D> implements WaitRoom.Waiter {
         return clock.millis() - startedAt;
     }
 
+    /** Milliseconds until the wait ends in a refusal. */
+    public long millisLeft() {
+        return Math.max(0, deadline - clock.millis());
+    }
+
     /** The client went away: out of the room, and nothing kept for it. */
     public void leave() {
         ticket.leave();
