@@ -92,7 +92,7 @@ public class RateLimitInterceptor {
     /** Runs an admitted call; the method is the interceptor's own from here on, returned or thrown. */
     private static Object proceed(InvocationContext invocation, Admission admission, ChatCall call) throws Exception {
         if (!admission.permitsCall()) {
-            throw RateLimitRefusalException.of(admission);
+            throw RateLimitRefusalException.of(admission, runtime.settings().errorStyle());
         }
         AdmittedCall admitted = new AdmittedCall(admission, call);
         boolean streamsEvents = JAX_RS_API && recordsEventSink(invocation, admitted);

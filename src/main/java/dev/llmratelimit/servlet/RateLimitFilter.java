@@ -230,7 +230,7 @@ public class RateLimitFilter implements Filter {
         return room == null ? () -> { } : room::signal;
     }
 
-    private static void refuse(HttpServletResponse response, Admission admission) throws IOException {
-        JsonErrors.write(response, ErrorResponse.refusal(admission));
+    private void refuse(HttpServletResponse response, Admission admission) throws IOException {
+        JsonErrors.write(response, ErrorResponse.refusal(admission, runtime.settings().errorStyle()));
     }
 }
