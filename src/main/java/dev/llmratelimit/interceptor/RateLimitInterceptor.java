@@ -4,6 +4,7 @@ import dev.llmratelimit.config.RateLimitContext;
 import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.ThrottledLog;
+import dev.llmratelimit.http.ErrorStyle;
 import dev.llmratelimit.identity.Caller;
 import dev.llmratelimit.interceptor.jaxrs.JaxRsResults;
 import jakarta.annotation.Priority;
@@ -76,23 +77,25 @@ public class RateLimitInterceptor {
             INTERNAL_FAILURES.log("Rate limiting failed; call passed through unlimited", e);
             return invocation.proceed();
         }
+        ErrorStyle style = runtime.settings().errorStyle();
         if (admission.permitsCall()) {
-            return proceed(invocation, admission, call);
+            return proceed(invocation, admission, call, style);
         }
         WaitingDecision<Admission> waiting = CapacityWait.enter(runtime, call.model(), admission, decide);
         if (waiting == null) {
-            throw RateLimitRefusalException.of(admission);
+            throw RateLimitRefusalException.of(admission, style);
         }
         if (CompletionStage.class.isAssignableFrom(invocation.getMethod().getReturnType())) {
-            return waiting.outcome().thenComposeAsync(admitted -> proceedLater(invocation, admitted, call));
+            return waiting.outcome().thenComposeAsync(admitted -> proceedLater(invocation, admitted, call, style));
         }
-        return proceed(invocation, CapacityWait.await(waiting, admission), call);
+        return proceed(invocation, CapacityWait.await(waiting, admission), call, style);
     }
 
     /** Runs an admitted call; the method is the interceptor's own from here on, returned or thrown. */
-    private static Object proceed(InvocationContext invocation, Admission admission, ChatCall call) throws Exception {
+    private static Object proceed(InvocationContext invocation, Admission admission, ChatCall call, ErrorStyle style)
+            throws Exception {
         if (!admission.permitsCall()) {
-            throw RateLimitRefusalException.of(admission, runtime.settings().errorStyle());
+            throw RateLimitRefusalException.of(admission, style);
         }
         AdmittedCall admitted = new AdmittedCall(admission, call);
         boolean streamsEvents = JAX_RS_API && recordsEventSink(invocation, admitted);
@@ -118,9 +121,10 @@ public class RateLimitInterceptor {
 
     /** The asynchronous method of a call that waited: its own stage once it runs, or the refusal. */
     @SuppressWarnings("unchecked")
-    private static CompletionStage<Object> proceedLater(InvocationContext invocation, Admission admission, ChatCall call) {
+    private static CompletionStage<Object> proceedLater(InvocationContext invocation, Admission admission, ChatCall call,
+                                                        ErrorStyle style) {
         try {
-            return (CompletionStage<Object>) proceed(invocation, admission, call);
+            return (CompletionStage<Object>) proceed(invocation, admission, call, style);
         } catch (Exception e) {
             return CompletableFuture.failedFuture(e);
         }

@@ -172,7 +172,7 @@ public class RateLimitFilter implements Filter {
         int rank = runtime.waitPolicy().rank(runtime.limiter().policy().model(chat.model()), pool);
         ModelChooser chooser = new ModelChooser(runtime);
         WaitingRequest.start(room, request, response, chat, body, json, refusal,
-                () -> chooser.choose(caller, chat, json), rank, runtime.clock(), maxWait);
+                () -> chooser.choose(caller, chat, json), rank, runtime.clock(), maxWait, runtime.settings().errorStyle());
         return true;
     }
 

@@ -2,6 +2,7 @@ package dev.llmratelimit.servlet;
 
 import dev.llmratelimit.chat.ChatRequest;
 import dev.llmratelimit.http.ErrorResponse;
+import dev.llmratelimit.http.ErrorStyle;
 import dev.llmratelimit.wait.WaitRoom;
 import dev.llmratelimit.wait.WaitingDecision;
 import jakarta.servlet.AsyncContext;
@@ -40,27 +41,30 @@ final class WaitingRequest implements AsyncListener {
     private final HttpServletRequest request;
     private final HttpServletResponse response;
     private final AsyncContext async;
+    private final ErrorStyle style;
     private volatile WaitingDecision<ModelChoice> decision;
 
-    private WaitingRequest(HttpServletRequest request, HttpServletResponse response, AsyncContext async) {
+    private WaitingRequest(HttpServletRequest request, HttpServletResponse response, AsyncContext async,
+                           ErrorStyle style) {
         this.request = request;
         this.response = response;
         this.async = async;
+        this.style = style;
     }
 
     /** Puts the refused request in the room, or answers its refusal at once when the room is full. */
     static void start(WaitRoom room, HttpServletRequest request, HttpServletResponse response, ChatRequest chat,
                       byte[] body, byte[] json, ModelChoice refusal, Supplier<ModelChoice> decideAgain, int rank,
-                      Clock clock, long maxWaitMillis) throws IOException {
+                      Clock clock, long maxWaitMillis, ErrorStyle style) throws IOException {
         WaitingDecision<ModelChoice> decision = WaitingDecision.enter(room, refusal, new ChoiceDecider(decideAgain),
                 rank, clock, maxWaitMillis);
         if (decision == null) {
-            JsonErrors.write(response, ErrorResponse.refusal(refusal.admission()));
+            JsonErrors.write(response, ErrorResponse.refusal(refusal.admission(), style));
             return;
         }
         AsyncContext async = request.startAsync();
         async.setTimeout(maxWaitMillis + 30_000);
-        WaitingRequest waiting = new WaitingRequest(request, response, async);
+        WaitingRequest waiting = new WaitingRequest(request, response, async, style);
         waiting.decision = decision;
         async.addListener(waiting);
         decision.outcome().whenComplete((choice, cancelled) -> {
@@ -81,7 +85,7 @@ final class WaitingRequest implements AsyncListener {
 
     private void answer(ModelChoice refusal) {
         try {
-            ErrorResponse answer = ErrorResponse.refusal(refusal.admission());
+            ErrorResponse answer = ErrorResponse.refusal(refusal.admission(), style);
             Map<String, String> headers = new LinkedHashMap<>(answer.headers());
             headers.put(WAITED_HEADER, Long.toString(decision.waitedMillis()));
             JsonErrors.write(response, new ErrorResponse(answer.status(), headers, answer.type(), answer.code(),
