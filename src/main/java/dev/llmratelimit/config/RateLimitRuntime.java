@@ -6,7 +6,10 @@ import dev.llmratelimit.engine.CounterStore;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.identity.CallerLimitPolicy;
 import dev.llmratelimit.identity.CallerResolver;
+import dev.llmratelimit.policy.EnforcementMode;
+import dev.llmratelimit.policy.FallbackPolicy;
 import dev.llmratelimit.policy.RateLimitPolicy;
+import dev.llmratelimit.policy.WaitPolicy;
 import dev.llmratelimit.store.CircuitBreaker;
 import dev.llmratelimit.store.CircuitBreakerSettings;
 import dev.llmratelimit.store.CircuitBreakingCallerLimitStore;
@@ -17,6 +20,7 @@ import dev.llmratelimit.store.redis.RedisCallerLimitStore;
 import dev.llmratelimit.store.redis.RedisCounterStore;
 import dev.llmratelimit.store.redis.RedisStoreSettings;
 import dev.llmratelimit.store.redis.RedissonClientFactory;
+import dev.llmratelimit.wait.WaitRoom;
 import org.redisson.api.RedissonClient;
 
 import java.lang.System.Logger.Level;
@@ -43,6 +47,7 @@ public final class RateLimitRuntime implements AutoCloseable {
     private final Clock clock;
     private volatile Active active;
     private volatile ConfigurationStatus status;
+    private final WaitRoom waitRoom;
     private ReloadSchedule schedule;
 
     /** A runtime over a limiter the caller built; it has no configuration to reload. */
@@ -50,7 +55,7 @@ public final class RateLimitRuntime implements AutoCloseable {
                             CallerLimitPolicy callerLimits, AutoCloseable stores) {
         this(new Stores(null, null, stores), null, callerResolver, Clock.systemUTC(),
                 new Active(Map.of(), new RuntimeConfiguration(settings, limiter.policy(), callerLimits, callerResolver,
-                        Optional.empty()), limiter), "a limiter built in code");
+                        FallbackPolicy.NONE, null, Optional.empty()), limiter), "a limiter built in code");
     }
 
     private RateLimitRuntime(Stores stores, ConfigurationLoader loader, CallerResolver applicationResolver, Clock clock,
@@ -61,6 +66,16 @@ public final class RateLimitRuntime implements AutoCloseable {
         this.clock = clock;
         this.active = active;
         this.status = ConfigurationStatus.loaded(origin, clock.instant());
+        this.waitRoom = waitRoom(active.configuration());
+    }
+
+    /** Where refused requests wait (SPEC section 15): made once, at start-up, when waiting is configured. */
+    private static WaitRoom waitRoom(RuntimeConfiguration configuration) {
+        WaitPolicy waiting = configuration.waitPolicy();
+        if (waiting == null || !waiting.waits() || configuration.policy().mode() == EnforcementMode.SHADOW) {
+            return null;
+        }
+        return new WaitRoom(Clock.systemUTC(), waiting.maxWaiters(), waiting.pollInterval());
     }
 
     /**
@@ -139,7 +154,7 @@ public final class RateLimitRuntime implements AutoCloseable {
                 return false;
             }
             RuntimeConfiguration next = RuntimeConfiguration.parse(loaded.properties(), applicationResolver);
-            RestartOnlyProperties.warnIfChanged(active.properties(), loaded.properties());
+            RestartOnlyProperties.warnIfChanged(active.properties(), loaded.properties(), waitRoom == null && next.waitPolicy().waits());
             active = new Active(loaded.properties(), next, limiterFor(next.policy(), stores));
             status = ConfigurationStatus.loaded(loaded.origin(), now);
             logApplied("Reloaded", loaded);
@@ -182,10 +197,33 @@ public final class RateLimitRuntime implements AutoCloseable {
         return active.configuration().callerLimits();
     }
 
+    /** The fallback models of each model. */
+    public FallbackPolicy fallbacks() {
+        return active.configuration().fallbacks();
+    }
+
+    /** How long refused requests may wait; {@code null} for a runtime built without properties. */
+    public WaitPolicy waitPolicy() {
+        return active.configuration().waitPolicy();
+    }
+
+    /** Where refused requests wait; {@code null} when no request may wait. */
+    public WaitRoom waitRoom() {
+        return waitRoom;
+    }
+
+    /** The clock of waiting (the stores use their own). */
+    public Clock clock() {
+        return Clock.systemUTC();
+    }
+
     @Override
     public void close() {
         if (schedule != null) {
             schedule.close();
+        }
+        if (waitRoom != null) {
+            waitRoom.close();
         }
         try {
             stores.closer().close();

@@ -11,20 +11,22 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The properties a reload cannot apply: which store holds the counters, how it is reached, and the
- * reload interval itself. A reload applies everything else and says which of these wait for a restart.
+ * The properties a reload cannot apply: which store holds the counters, how it is reached, the wait
+ * room's size and poll interval, and the reload interval itself. A reload applies everything else and says which of these wait for a restart.
  */
 final class RestartOnlyProperties {
 
     private static final System.Logger LOG = System.getLogger(RateLimitRuntime.class.getName());
 
     private static final Set<String> NAMES = Set.of(PolicyParser.PREFIX + "store", RuntimeConfiguration.RELOAD_INTERVAL,
-            CircuitBreakerSettings.FAILURE_THRESHOLD, CircuitBreakerSettings.BACKOFF);
+            CircuitBreakerSettings.FAILURE_THRESHOLD, CircuitBreakerSettings.BACKOFF,
+            PolicyParser.PREFIX + "max-waiters", PolicyParser.PREFIX + "wait-poll-interval");
 
     private RestartOnlyProperties() {
     }
 
-    static void warnIfChanged(Map<String, String> running, Map<String, String> next) {
+    /** @param waitingSwitchedOn the new configuration lets requests wait, but no wait room was made at start-up */
+    static void warnIfChanged(Map<String, String> running, Map<String, String> next, boolean waitingSwitchedOn) {
         Set<String> changed = new TreeSet<>();
         Set<String> names = new TreeSet<>(running.keySet());
         names.addAll(next.keySet());
@@ -32,6 +34,9 @@ final class RestartOnlyProperties {
             if (isRestartOnly(name) && !Objects.equals(running.get(name), next.get(name))) {
                 changed.add(name);
             }
+        }
+        if (waitingSwitchedOn) {
+            changed.add("max-wait (waiting was off at start-up)");
         }
         if (!changed.isEmpty()) {
             LOG.log(Level.WARNING, "Changed, but applied only after a restart: " + String.join(", ", changed));

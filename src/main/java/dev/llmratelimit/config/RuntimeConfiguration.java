@@ -4,9 +4,12 @@ import dev.llmratelimit.identity.CallerLimitPolicy;
 import dev.llmratelimit.identity.CallerResolver;
 import dev.llmratelimit.identity.CallerResolvers;
 import dev.llmratelimit.policy.Durations;
+import dev.llmratelimit.policy.FallbackPolicy;
+import dev.llmratelimit.policy.InsteadOfRefusalParser;
 import dev.llmratelimit.policy.PolicyException;
 import dev.llmratelimit.policy.PolicyParser;
 import dev.llmratelimit.policy.RateLimitPolicy;
+import dev.llmratelimit.policy.WaitPolicy;
 import dev.llmratelimit.store.CircuitBreakerSettings;
 import dev.llmratelimit.store.redis.RedisStoreSettings;
 
@@ -18,10 +21,13 @@ import java.util.Optional;
  * Everything a runtime builds from its properties before it touches a store, validated together:
  * start-up, every reload and the check command refuse exactly the same configurations.
  *
+ * @param fallbacks      the fallback models of each model (SPEC section 15)
+ * @param waitPolicy     how long refused requests may wait; {@code null} for a runtime built over a given limiter
  * @param reloadInterval how often the runtime re-reads its configuration; empty: never on its own
  */
 public record RuntimeConfiguration(FilterSettings settings, RateLimitPolicy policy, CallerLimitPolicy callerLimits,
-                                   CallerResolver callerResolver, Optional<Duration> reloadInterval) {
+                                   CallerResolver callerResolver, FallbackPolicy fallbacks, WaitPolicy waitPolicy,
+                                   Optional<Duration> reloadInterval) {
 
     public static final String RELOAD_INTERVAL = PolicyParser.PREFIX + "reload-interval";
 
@@ -38,7 +44,9 @@ public record RuntimeConfiguration(FilterSettings settings, RateLimitPolicy poli
             RedisStoreSettings.parse(properties);
             CircuitBreakerSettings.parse(properties);
         }
-        return new RuntimeConfiguration(settings, policy, callerLimits, resolver, reloadInterval(properties));
+        return new RuntimeConfiguration(settings, policy, callerLimits, resolver,
+                InsteadOfRefusalParser.fallbacks(properties, policy), InsteadOfRefusalParser.waiting(properties, policy),
+                reloadInterval(properties));
     }
 
     private static Optional<Duration> reloadInterval(Map<String, String> properties) {
