@@ -4,6 +4,8 @@ import dev.llmratelimit.identity.CallerResolver;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 
@@ -22,6 +24,14 @@ public class RateLimitContext {
     @PostConstruct
     void start() {
         runtime = RateLimitRuntime.create(RateLimitProperties.fromMicroProfileConfig(), applicationCallerResolver());
+    }
+
+    /**
+     * Builds the runtime when the application starts (observing the event creates this bean), so
+     * invalid configuration fails the deployment also where only the interceptor is used.
+     */
+    void startWithApplication(@Observes @Initialized(ApplicationScoped.class) Object application) {
+        // the bean's @PostConstruct did the work
     }
 
     /** The application's own {@link CallerResolver} bean, or {@code null} when it has none. */

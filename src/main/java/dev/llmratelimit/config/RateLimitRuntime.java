@@ -6,19 +6,9 @@ import dev.llmratelimit.identity.CallerResolver;
 import dev.llmratelimit.identity.CallerResolvers;
 import dev.llmratelimit.policy.PolicyParser;
 import dev.llmratelimit.policy.RateLimitPolicy;
-import dev.llmratelimit.store.CircuitBreaker;
-import dev.llmratelimit.store.CircuitBreakerSettings;
-import dev.llmratelimit.store.CircuitBreakingCallerLimitStore;
-import dev.llmratelimit.store.CircuitBreakingCounterStore;
 import dev.llmratelimit.store.memory.MemoryCallerLimitStore;
 import dev.llmratelimit.store.memory.MemoryCounterStore;
-import dev.llmratelimit.store.redis.RedisCallerLimitStore;
-import dev.llmratelimit.store.redis.RedisCounterStore;
-import dev.llmratelimit.store.redis.RedisStoreSettings;
-import dev.llmratelimit.store.redis.RedissonClientFactory;
-import org.redisson.api.RedissonClient;
 
-import java.time.Clock;
 import java.util.Map;
 
 /**
@@ -57,22 +47,7 @@ public final class RateLimitRuntime implements AutoCloseable {
             return new RateLimitRuntime(settings, new RateLimiter(policy, new MemoryCounterStore(),
                     new MemoryCallerLimitStore()), resolver, callerLimits, () -> { });
         }
-        return redis(settings, policy, callerLimits, resolver, properties);
-    }
-
-    /**
-     * Both stores on one Redisson client, behind one circuit breaker, so a dead Redis costs neither
-     * store a timeout per request.
-     */
-    private static RateLimitRuntime redis(FilterSettings settings, RateLimitPolicy policy, CallerLimitPolicy callerLimits,
-                                          CallerResolver resolver, Map<String, String> properties) {
-        RedisStoreSettings redis = RedisStoreSettings.parse(properties);
-        CircuitBreaker breaker = new CircuitBreaker(CircuitBreakerSettings.parse(properties), Clock.systemUTC());
-        RedissonClient client = RedissonClientFactory.create(redis);
-        RateLimiter limiter = new RateLimiter(policy,
-                new CircuitBreakingCounterStore(RedisCounterStore.using(client, redis.keyPrefix()), breaker),
-                new CircuitBreakingCallerLimitStore(RedisCallerLimitStore.using(client, redis.keyPrefix()), breaker));
-        return new RateLimitRuntime(settings, limiter, resolver, callerLimits, client::shutdown);
+        return RedisRuntime.create(settings, policy, callerLimits, resolver, properties);
     }
 
     public FilterSettings settings() {
