@@ -9,6 +9,8 @@ import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 
+import java.util.Map;
+
 /**
  * The application-wide runtime where the container has CDI: built once from MicroProfile Config,
  * with the application's own {@link CallerResolver} bean when it has one.
@@ -21,9 +23,26 @@ public class RateLimitContext {
 
     private RateLimitRuntime runtime;
 
+    private static final System.Logger LOG = System.getLogger(RateLimitContext.class.getName());
+
     @PostConstruct
     void start() {
-        runtime = RateLimitRuntime.create(RateLimitProperties.fromMicroProfileConfig(), applicationCallerResolver());
+        runtime = startRuntime(RateLimitProperties.fromMicroProfileConfig(), applicationCallerResolver());
+    }
+
+    /**
+     * Builds the runtime when the application starts; a failure is logged with its message before it
+     * fails the deployment, since not every server's log shows the cause (Payara shows only Weld's
+     * wrapper).
+     */
+    public static RateLimitRuntime startRuntime(Map<String, String> properties, CallerResolver callerResolver) {
+        try {
+            return RateLimitRuntime.create(properties, callerResolver);
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "llm-ratelimit-filter cannot start, so neither can the application: "
+                    + e.getMessage());
+            throw e;
+        }
     }
 
     /**

@@ -28,7 +28,7 @@ public class RateLimitStartup implements ServletContextListener {
             context.runtime();
         } else {
             event.getServletContext().setAttribute(RUNTIME,
-                    RateLimitRuntime.create(RateLimitProperties.fromMicroProfileConfig(), null));
+                    RateLimitContext.startRuntime(RateLimitProperties.fromMicroProfileConfig(), null));
         }
     }
 
