@@ -1,5 +1,6 @@
 package dev.llmratelimit.config;
 
+import dev.llmratelimit.http.ErrorStyle;
 import dev.llmratelimit.policy.PolicyException;
 import dev.llmratelimit.policy.PolicyParser;
 
@@ -12,13 +13,13 @@ import java.util.stream.Collectors;
 /**
  * The servlet-side settings: whether the filter and the interceptor limit at all, which paths are
  * protected, how large a body may be, whether streamed requests get {@code stream_options.include_usage},
- * and which store holds the counters.
+ * which store holds the counters, and the shape of a 429 body.
  *
  * @param filterEnabled      {@code llm.ratelimit.enabled} and {@code llm.ratelimit.filter.enabled}
  * @param interceptorEnabled {@code llm.ratelimit.enabled} and {@code llm.ratelimit.interceptor.enabled}
  */
 public record FilterSettings(boolean filterEnabled, boolean interceptorEnabled, Set<String> paths, long maxBodySize,
-                             boolean injectStreamUsage, String store) {
+                             boolean injectStreamUsage, String store, ErrorStyle errorStyle) {
 
     public static final String DEFAULT_PATHS = "/v1/chat/completions,/chat/completions";
 
@@ -41,7 +42,8 @@ public record FilterSettings(boolean filterEnabled, boolean interceptorEnabled, 
                 paths,
                 ByteSizes.parse(prefix + "max-body-size", properties.getOrDefault(prefix + "max-body-size", "4MiB")),
                 bool(properties, prefix + "inject-stream-usage", true),
-                store);
+                store,
+                ErrorStyle.parse(prefix + ErrorStyle.PROPERTY, properties.getOrDefault(prefix + ErrorStyle.PROPERTY, "litellm")));
     }
 
     /** Seen from this library's class loader, the one that links the Redis store. */
