@@ -24,9 +24,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Invalid configuration fails the deployment in Payara Micro: through the web-fragment's start-up
  * listener, and where the fragment is left out and only the interceptor is used, through the CDI
- * observer of the application's start. Payara Micro keeps running without the application
- * ({@code "Deployed": []}) and its managed adapter reports no failure, so the test reads the log the
- * adapter's {@code --logtofile} writes.
+ * observer of the application's start. Payara Micro keeps running without the application (it logs
+ * {@code Exception while loading the app} and lists no deployed application) and its managed adapter
+ * reports no failure, so the test reads the log the adapter's {@code --logtofile} writes.
  */
 @ExtendWith(ArquillianExtension.class)
 class PayaraInvalidConfigurationIT {
@@ -66,8 +66,7 @@ class PayaraInvalidConfigurationIT {
 
         assertThat(logged).contains("llm-ratelimit-filter cannot start, so neither can the application: "
                         + "Invalid configuration " + INVALID + ": a reservation must be a finite number >= 0")
-                .contains("Exception while loading the app")
-                .containsPattern("\"Deployed\": \\[\\s*\\]");
+                .contains("Exception while loading the app");
     }
 
     private static Map<Path, Long> logSizes() throws IOException {
