@@ -10,18 +10,9 @@ import dev.llmratelimit.policy.EnforcementMode;
 import dev.llmratelimit.policy.FallbackPolicy;
 import dev.llmratelimit.policy.RateLimitPolicy;
 import dev.llmratelimit.policy.WaitPolicy;
-import dev.llmratelimit.store.CircuitBreaker;
-import dev.llmratelimit.store.CircuitBreakerSettings;
-import dev.llmratelimit.store.CircuitBreakingCallerLimitStore;
-import dev.llmratelimit.store.CircuitBreakingCounterStore;
 import dev.llmratelimit.store.memory.MemoryCallerLimitStore;
 import dev.llmratelimit.store.memory.MemoryCounterStore;
-import dev.llmratelimit.store.redis.RedisCallerLimitStore;
-import dev.llmratelimit.store.redis.RedisCounterStore;
-import dev.llmratelimit.store.redis.RedisStoreSettings;
-import dev.llmratelimit.store.redis.RedissonClientFactory;
 import dev.llmratelimit.wait.WaitRoom;
-import org.redisson.api.RedissonClient;
 
 import java.lang.System.Logger.Level;
 import java.time.Clock;
@@ -117,21 +108,7 @@ public final class RateLimitRuntime implements AutoCloseable {
         if (!settings.store().equals("redis")) {
             return new Stores(new MemoryCounterStore(), new MemoryCallerLimitStore(), () -> { });
         }
-        return redis(properties);
-    }
-
-    /**
-     * Both stores on one Redisson client, behind one circuit breaker, so a dead Redis costs neither
-     * store a timeout per request.
-     */
-    private static Stores redis(Map<String, String> properties) {
-        RedisStoreSettings redis = RedisStoreSettings.parse(properties);
-        CircuitBreaker breaker = new CircuitBreaker(CircuitBreakerSettings.parse(properties), Clock.systemUTC());
-        RedissonClient client = RedissonClientFactory.create(redis);
-        return new Stores(
-                new CircuitBreakingCounterStore(RedisCounterStore.using(client, redis.keyPrefix()), breaker),
-                new CircuitBreakingCallerLimitStore(RedisCallerLimitStore.using(client, redis.keyPrefix()), breaker),
-                client::shutdown);
+        return RedisRuntime.stores(properties);
     }
 
     /**
@@ -237,6 +214,6 @@ public final class RateLimitRuntime implements AutoCloseable {
     }
 
     /** The stores every limiter of this runtime shares, and how to close them. */
-    private record Stores(CounterStore counters, CallerLimitStore callers, AutoCloseable closer) {
+    record Stores(CounterStore counters, CallerLimitStore callers, AutoCloseable closer) {
     }
 }

@@ -64,8 +64,9 @@ public class RateLimitFilter implements Filter {
     }
 
     /**
-     * Uses the shared CDI runtime where there is one and the filter has no init-params; otherwise
-     * (no CDI, or init-params that configure this filter) builds its own from MicroProfile Config
+     * Uses the shared CDI runtime where there is one and the filter has no init-params, or the one
+     * {@link RateLimitStartup} built at start-up where there is no CDI; otherwise (init-params that
+     * configure this filter, or no start-up listener) builds its own from MicroProfile Config
      * overlaid with the init-params, still with the application's resolver bean if CDI has one.
      */
     @Override
@@ -76,6 +77,11 @@ public class RateLimitFilter implements Filter {
         boolean hasInitParameters = config.getInitParameterNames().hasMoreElements();
         if (context != null && !hasInitParameters) {
             runtime = context.runtime();
+            return;
+        }
+        if (!hasInitParameters && config.getServletContext().getAttribute(RateLimitStartup.RUNTIME)
+                instanceof RateLimitRuntime started) {
+            runtime = started;      // RateLimitStartup built it and closes it
             return;
         }
         runtime = RateLimitRuntime.create(ConfigurationLoader.of("MicroProfile Config and init-params of filter "
@@ -109,7 +115,7 @@ public class RateLimitFilter implements Filter {
     }
 
     private boolean applies(HttpServletRequest request) {
-        return runtime.settings().enabled()
+        return runtime.settings().filterEnabled()
                 && "POST".equalsIgnoreCase(request.getMethod())
                 && request.getAttribute(LIMITED) == null
                 && ChatPaths.matches(runtime.settings().paths(), request);
