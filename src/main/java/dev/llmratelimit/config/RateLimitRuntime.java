@@ -16,10 +16,13 @@ import dev.llmratelimit.store.redis.RedisCallerLimitStore;
 import dev.llmratelimit.store.redis.RedisCounterStore;
 import dev.llmratelimit.store.redis.RedisStoreSettings;
 import dev.llmratelimit.store.redis.RedissonClientFactory;
+import dev.llmratelimit.usage.TokenCounter;
 import org.redisson.api.RedissonClient;
 
 import java.time.Clock;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Everything the filter needs, built once from the {@code llm.ratelimit.*} properties: the engine
@@ -33,7 +36,9 @@ public final class RateLimitRuntime implements AutoCloseable {
     private final CallerResolver callerResolver;
     private final CallerLimitPolicy callerLimits;
     private final AutoCloseable stores;
+    private final CompletableFuture<Set<String>> tokenizers;
 
+    /** Starts loading the tokenizers of the configured models in the background ({@link TokenCounter#warmUp}). */
     public RateLimitRuntime(FilterSettings settings, RateLimiter limiter, CallerResolver callerResolver,
                             CallerLimitPolicy callerLimits, AutoCloseable stores) {
         this.settings = settings;
@@ -41,6 +46,7 @@ public final class RateLimitRuntime implements AutoCloseable {
         this.callerResolver = callerResolver;
         this.callerLimits = callerLimits;
         this.stores = stores;
+        this.tokenizers = TokenCounter.warmUp(limiter.policy().models().keySet());
     }
 
     /**
@@ -90,6 +96,11 @@ public final class RateLimitRuntime implements AutoCloseable {
     /** Turns a resolved caller into the per-caller counters its request must pass. */
     public CallerLimitPolicy callerLimits() {
         return callerLimits;
+    }
+
+    /** Completes, with the names of the encodings loaded, once no request has to load a tokenizer. */
+    public CompletableFuture<Set<String>> tokenizersWarmedUp() {
+        return tokenizers;
     }
 
     @Override

@@ -99,31 +99,27 @@ public class RateLimitFilter implements Filter {
 
     private boolean applies(HttpServletRequest request) {
         return runtime.settings().enabled()
-                && "POST".equalsIgnoreCase(request.getMethod())
+                && "POST".equals(request.getMethod())          // methods are case-sensitive: "post" is not POST
                 && request.getAttribute(LIMITED) == null
                 && ChatPaths.matches(runtime.settings().paths(), request);
     }
 
     private void limit(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws IOException, ServletException {
-        byte[] body = BodyReader.read(request, runtime.settings().maxBodySize());
+        byte[] body = readBody(request, response);
         if (body == null) {
-            JsonErrors.write(response, 413, JsonErrors.INVALID_REQUEST, "request_too_large",
-                    "Request body exceeds the maximum of " + runtime.settings().maxBodySize() + " bytes");
             return;
         }
         ChatRequest chat;
-        byte[] json;
         try {
-            json = DeclaredCharset.toUtf8(body, request.getCharacterEncoding());
-            chat = ChatRequest.parse(json, json.length);
+            chat = ChatRequest.parse(body, body.length, DeclaredCharset.readings(request.getCharacterEncoding()));
         } catch (InvalidChatRequestException e) {
             JsonErrors.write(response, 400, JsonErrors.INVALID_REQUEST, "invalid_request", e.getMessage());
             return;
         }
         Admission admission;
         try {
-            admission = admit(request, chat, json);
+            admission = admit(request, chat, body);
         } catch (RuntimeException e) {
             INTERNAL_FAILURES.log("Rate limiting failed; request passed through unlimited", e);
             chain.doFilter(new BufferedBodyRequest(request, body, null), response);
@@ -135,19 +131,37 @@ public class RateLimitFilter implements Filter {
             // An unconfigured model (also one that shadow mode lets through): untouched, nothing to count.
             chain.doFilter(new BufferedBodyRequest(request, body, null), response);
         } else {
-            run(request, response, chain, admission, chat, body, json);
+            run(request, response, chain, admission, chat, body);
         }
+    }
+
+    /** The body, or null once the filter has answered 413 (too large) or 400 (it could not be read to its end). */
+    private byte[] readBody(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        long limit = BodyReader.limit(runtime.settings().maxBodySize());
+        byte[] body;
+        try {
+            body = BodyReader.read(request, runtime.settings().maxBodySize());
+        } catch (IOException e) {
+            JsonErrors.write(response, 400, JsonErrors.INVALID_REQUEST, "invalid_request",
+                    "The request body could not be read to its end.");
+            return null;
+        }
+        if (body == null) {
+            JsonErrors.write(response, 413, JsonErrors.INVALID_REQUEST, "request_too_large",
+                    "Request body exceeds the maximum of " + limit + " bytes");
+        }
+        return body;
     }
 
     /** Calls the application with the admitted request and a response that records its usage. */
     private void run(HttpServletRequest request, HttpServletResponse response, FilterChain chain, Admission admission,
-                     ChatRequest chat, byte[] body, byte[] json) throws IOException, ServletException {
+                     ChatRequest chat, byte[] body) throws IOException, ServletException {
+        // The edit is ASCII inserted after a '{' that follows ASCII, so every reading the body passed keeps agreeing.
         Optional<byte[]> askingForUsage = runtime.settings().injectStreamUsage() && chat.stream() && !chat.includeUsage()
-                ? IncludeUsageRewriter.withIncludeUsage(json, json.length)
-                        .map(rewritten -> DeclaredCharset.fromUtf8(rewritten, request.getCharacterEncoding()))
+                ? IncludeUsageRewriter.withIncludeUsage(body, body.length)
                 : Optional.empty();
         RateLimitHeaderValues.forwarded(admission, response::setHeader);
-        Exchange exchange = new Exchange(admission, chat, json, response, askingForUsage.isPresent());
+        Exchange exchange = new Exchange(admission, chat, body, response, askingForUsage.isPresent());
         BufferedBodyRequest forwarded = new BufferedBodyRequest(request, askingForUsage.orElse(body), exchange);
         try {
             chain.doFilter(forwarded, exchange.response());
@@ -160,14 +174,18 @@ public class RateLimitFilter implements Filter {
         }
     }
 
-    /** Decides; the prompt is tokenized only when {@code token-admission=reserve} needs it for this model. */
-    private Admission admit(HttpServletRequest request, ChatRequest chat, byte[] json) {
+    /**
+     * Decides; the prompt is tokenized (bounded: {@link TokenCounter#promptTokens}) only when
+     * {@code token-admission=reserve} needs it for this model. The expected output covers all
+     * {@code n} choices when the request sets a maximum.
+     */
+    private Admission admit(HttpServletRequest request, ChatRequest chat, byte[] body) {
         Caller caller = runtime.callerResolver().resolve(request.getUserPrincipal());
         RateLimiter limiter = runtime.limiter();
         long promptTokens = limiter.needsPromptTokens(chat.model())
-                ? TokenCounter.forModel(chat.model()).promptTokens(json, json.length) : 0;
+                ? TokenCounter.forModel(chat.model()).promptTokens(body, body.length) : 0;
         return limiter.admit(chat.model(), caller.teamPriority(), caller.ownPriority(),
-                promptTokens, chat.maxTokens(), runtime.callerLimits().planFor(caller));
+                promptTokens, chat.maxOutputTokens(), runtime.callerLimits().planFor(caller));
     }
 
     private static void refuse(HttpServletResponse response, Admission admission) throws IOException {
