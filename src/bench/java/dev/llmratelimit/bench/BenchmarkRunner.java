@@ -53,7 +53,9 @@ public final class BenchmarkRunner {
             progress("5/5 memory", started);
             memory = new MemoryFootprint(redis).measure();
         }
-        progress("6 hostile input: tokenizer, body readings", started);
+        progress("waiting instead of a 429", started);
+        WaitingCost.Result waiting = new WaitingCost(settings).measure();
+        progress("hostile input: tokenizer, body readings", started);
         HostileInputCost.Result hostile = new HostileInputCost(settings).measure();
 
         Report report = new Report();
@@ -64,6 +66,7 @@ public final class BenchmarkRunner {
         report.paragraph("![HTTP throughput](" + PLOTS + "/http-throughput.png)");
         BurstAccuracy.write(report, accuracy);
         MemoryFootprint.write(report, memory);
+        WaitingCost.write(report, waiting);
         HostileInputCost.write(report, hostile);
         plotRedisLatency(redisCosts, out.resolve(PLOTS).resolve("redis-latency.png"));
         plotHttpThroughput(http, out.resolve(PLOTS).resolve("http-throughput.png"));

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Part 6: what hostile bodies cost (issue 12). Tokenizer throughput on prose and on random letters
+ * Part 7: what hostile bodies cost (issue 12). Tokenizer throughput on prose and on random letters
  * (one long "word", the worst case for BPE), the prompt estimate of a 1 MiB body (tokenized) and a
  * 4 MiB one (over the cap: the byte bound), with the bytes they allocate and the peak heap above the
  * baseline; and the cost of reading a body the one way every application would (SPEC 7a) beside a
@@ -143,7 +143,7 @@ final class HostileInputCost {
     }
 
     static void write(Report report, Result result) {
-        report.heading("6. Hostile input (issue 12)")
+        report.heading("7. Hostile input (issue 12)")
                 .paragraph("Tokenizer throughput (`TokenCounter.count`, o200k_base, text cut in pieces of at most "
                         + "4096 characters): random letters are one long word, the worst case for BPE (the whole 1 MiB "
                         + "as one piece took about 2 s before the pieces).");

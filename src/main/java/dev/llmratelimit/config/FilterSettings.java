@@ -1,5 +1,6 @@
 package dev.llmratelimit.config;
 
+import dev.llmratelimit.http.ErrorStyle;
 import dev.llmratelimit.policy.PolicyException;
 import dev.llmratelimit.policy.PolicyParser;
 
@@ -11,10 +12,11 @@ import java.util.stream.Collectors;
 
 /**
  * The servlet-side settings: which paths are protected, how large a body may be, whether streamed
- * requests get {@code stream_options.include_usage}, and which store holds the counters.
+ * requests get {@code stream_options.include_usage}, which store holds the counters, and the shape of
+ * a 429 body.
  */
 public record FilterSettings(boolean enabled, Set<String> paths, long maxBodySize,
-                             boolean injectStreamUsage, String store) {
+                             boolean injectStreamUsage, String store, ErrorStyle errorStyle) {
 
     public static final String DEFAULT_PATHS = "/v1/chat/completions,/chat/completions";
 
@@ -31,7 +33,8 @@ public record FilterSettings(boolean enabled, Set<String> paths, long maxBodySiz
                 paths,
                 ByteSizes.parse(prefix + "max-body-size", properties.getOrDefault(prefix + "max-body-size", "4MiB")),
                 bool(properties, prefix + "inject-stream-usage", true),
-                store);
+                store,
+                ErrorStyle.parse(prefix + ErrorStyle.PROPERTY, properties.getOrDefault(prefix + ErrorStyle.PROPERTY, "litellm")));
     }
 
     private static boolean bool(Map<String, String> properties, String property, boolean defaultValue) {

@@ -4,7 +4,11 @@ import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.identity.CallerLimitPolicy;
 import dev.llmratelimit.identity.CallerResolver;
 import dev.llmratelimit.identity.CallerResolvers;
+import dev.llmratelimit.policy.EnforcementMode;
+import dev.llmratelimit.policy.FallbackPolicy;
+import dev.llmratelimit.policy.InsteadOfRefusalParser;
 import dev.llmratelimit.policy.PolicyParser;
+import dev.llmratelimit.policy.WaitPolicy;
 import dev.llmratelimit.policy.RateLimitPolicy;
 import dev.llmratelimit.store.CircuitBreaker;
 import dev.llmratelimit.store.CircuitBreakerSettings;
@@ -17,6 +21,7 @@ import dev.llmratelimit.store.redis.RedisCounterStore;
 import dev.llmratelimit.store.redis.RedisStoreSettings;
 import dev.llmratelimit.store.redis.RedissonClientFactory;
 import dev.llmratelimit.usage.TokenCounter;
+import dev.llmratelimit.wait.WaitRoom;
 import org.redisson.api.RedissonClient;
 
 import java.time.Clock;
@@ -37,6 +42,9 @@ public final class RateLimitRuntime implements AutoCloseable {
     private final CallerLimitPolicy callerLimits;
     private final AutoCloseable stores;
     private final CompletableFuture<Set<String>> tokenizers;
+    private FallbackPolicy fallbacks = FallbackPolicy.NONE;
+    private WaitPolicy waitPolicy;
+    private WaitRoom waitRoom;
 
     /** Starts loading the tokenizers of the configured models in the background ({@link TokenCounter#warmUp}). */
     public RateLimitRuntime(FilterSettings settings, RateLimiter limiter, CallerResolver callerResolver,
@@ -49,6 +57,16 @@ public final class RateLimitRuntime implements AutoCloseable {
         this.tokenizers = TokenCounter.warmUp(limiter.policy().models().keySet());
     }
 
+    /** Adds fallbacks and waiting (SPEC section 15), validated against the limiter's policy. */
+    private RateLimitRuntime withInsteadOfRefusal(Map<String, String> properties) {
+        fallbacks = InsteadOfRefusalParser.fallbacks(properties, limiter.policy());
+        waitPolicy = InsteadOfRefusalParser.waiting(properties, limiter.policy());
+        if (waitPolicy.waits() && limiter.policy().mode() != EnforcementMode.SHADOW) {
+            waitRoom = new WaitRoom(Clock.systemUTC(), waitPolicy.maxWaiters(), waitPolicy.pollInterval());
+        }
+        return this;
+    }
+
     /**
      * Builds the runtime; invalid configuration fails here with a message naming the property.
      *
@@ -59,11 +77,11 @@ public final class RateLimitRuntime implements AutoCloseable {
         RateLimitPolicy policy = PolicyParser.parse(properties);
         CallerLimitPolicy callerLimits = CallerLimitPolicy.parse(properties, policy.window());
         CallerResolver resolver = callerResolver != null ? callerResolver : CallerResolvers.create(properties);
-        if (!settings.store().equals("redis")) {
-            return new RateLimitRuntime(settings, new RateLimiter(policy, new MemoryCounterStore(),
-                    new MemoryCallerLimitStore()), resolver, callerLimits, () -> { });
-        }
-        return redis(settings, policy, callerLimits, resolver, properties);
+        RateLimitRuntime runtime = settings.store().equals("redis")
+                ? redis(settings, policy, callerLimits, resolver, properties)
+                : new RateLimitRuntime(settings, new RateLimiter(policy, new MemoryCounterStore(),
+                        new MemoryCallerLimitStore()), resolver, callerLimits, () -> { });
+        return runtime.withInsteadOfRefusal(properties);
     }
 
     /**
@@ -103,8 +121,31 @@ public final class RateLimitRuntime implements AutoCloseable {
         return tokenizers;
     }
 
+    /** The fallback models of each model. */
+    public FallbackPolicy fallbacks() {
+        return fallbacks;
+    }
+
+    /** How long refused requests may wait; {@code null} for a runtime built without properties. */
+    public WaitPolicy waitPolicy() {
+        return waitPolicy;
+    }
+
+    /** Where refused requests wait; {@code null} when no request may wait. */
+    public WaitRoom waitRoom() {
+        return waitRoom;
+    }
+
+    /** The clock of waiting (the stores use their own). */
+    public Clock clock() {
+        return Clock.systemUTC();
+    }
+
     @Override
     public void close() {
+        if (waitRoom != null) {
+            waitRoom.close();
+        }
         try {
             stores.close();
         } catch (Exception e) {

@@ -4,6 +4,7 @@ import dev.llmratelimit.config.RateLimitContext;
 import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.ThrottledLog;
+import dev.llmratelimit.http.ErrorStyle;
 import dev.llmratelimit.identity.Caller;
 import dev.llmratelimit.interceptor.jaxrs.JaxRsResults;
 import jakarta.annotation.Priority;
@@ -13,8 +14,12 @@ import jakarta.inject.Inject;
 import jakarta.interceptor.AroundInvoke;
 import jakarta.interceptor.Interceptor;
 import jakarta.interceptor.InvocationContext;
+import dev.llmratelimit.wait.WaitingDecision;
 
 import java.security.Principal;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.function.Supplier;
 
 /**
  * Limits {@link RateLimited} calls with the application's shared {@link RateLimitContext}: finds the
@@ -62,16 +67,35 @@ public class RateLimitInterceptor {
         }
         ChatCall call = ChatArguments.find(invocation.getMethod(), invocation.getParameters());
         Admission admission;
+        Supplier<Admission> decide;
         try {
             Caller caller = runtime.callerResolver().resolve(principal(request));
-            admission = runtime.limiter().admit(call.model(), caller.teamPriority(), caller.ownPriority(),
+            decide = () -> runtime.limiter().admit(call.model(), caller.teamPriority(), caller.ownPriority(),
                     runtime.callerLimits().planFor(caller));
+            admission = decide.get();
         } catch (RuntimeException e) {
             INTERNAL_FAILURES.log("Rate limiting failed; call passed through unlimited", e);
             return invocation.proceed();
         }
+        ErrorStyle style = runtime.settings().errorStyle();
+        if (admission.permitsCall()) {
+            return proceed(invocation, admission, call, style);
+        }
+        WaitingDecision<Admission> waiting = CapacityWait.enter(runtime, call.model(), admission, decide);
+        if (waiting == null) {
+            throw RateLimitRefusalException.of(admission, style);
+        }
+        if (CompletionStage.class.isAssignableFrom(invocation.getMethod().getReturnType())) {
+            return waiting.outcome().thenComposeAsync(admitted -> proceedLater(invocation, admitted, call, style));
+        }
+        return proceed(invocation, CapacityWait.await(waiting, admission), call, style);
+    }
+
+    /** Runs an admitted call; the method is the interceptor's own from here on, returned or thrown. */
+    private static Object proceed(InvocationContext invocation, Admission admission, ChatCall call, ErrorStyle style)
+            throws Exception {
         if (!admission.permitsCall()) {
-            throw RateLimitRefusalException.of(admission);
+            throw RateLimitRefusalException.of(admission, style);
         }
         AdmittedCall admitted = new AdmittedCall(admission, call);
         boolean streamsEvents = JAX_RS_API && recordsEventSink(invocation, admitted);
@@ -93,6 +117,17 @@ public class RateLimitInterceptor {
         }
         admitted.finish(result);
         return result;
+    }
+
+    /** The asynchronous method of a call that waited: its own stage once it runs, or the refusal. */
+    @SuppressWarnings("unchecked")
+    private static CompletionStage<Object> proceedLater(InvocationContext invocation, Admission admission, ChatCall call,
+                                                        ErrorStyle style) {
+        try {
+            return (CompletionStage<Object>) proceed(invocation, admission, call, style);
+        } catch (Exception e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     private static boolean recordsEventSink(InvocationContext invocation, AdmittedCall admitted) {

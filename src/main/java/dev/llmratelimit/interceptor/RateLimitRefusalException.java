@@ -2,6 +2,7 @@ package dev.llmratelimit.interceptor;
 
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.http.ErrorResponse;
+import dev.llmratelimit.http.ErrorStyle;
 
 /**
  * A {@link RateLimited} call that was not made: the model's limits refused it (the subclass
@@ -26,9 +27,9 @@ public class RateLimitRefusalException extends RuntimeException {
         this.outcome = outcome;
     }
 
-    /** The exception for an admission that does not permit the call. */
-    static RateLimitRefusalException of(Admission admission) {
-        ErrorResponse response = ErrorResponse.refusal(admission);
+    /** The exception for an admission that does not permit the call; a 429 body in the given style. */
+    static RateLimitRefusalException of(Admission admission, ErrorStyle style) {
+        ErrorResponse response = ErrorResponse.refusal(admission, style);
         return admission.outcome() == Admission.Outcome.REFUSED
                 ? new RateLimitExceededException(response, admission.plan(), admission.verdict(), admission.callerRefusal())
                 : new RateLimitRefusalException(response, admission.outcome());

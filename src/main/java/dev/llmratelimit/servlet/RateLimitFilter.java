@@ -2,17 +2,18 @@ package dev.llmratelimit.servlet;
 
 import dev.llmratelimit.chat.ChatRequest;
 import dev.llmratelimit.chat.IncludeUsageRewriter;
+import dev.llmratelimit.chat.ModelRewriter;
 import dev.llmratelimit.chat.InvalidChatRequestException;
 import dev.llmratelimit.config.RateLimitContext;
 import dev.llmratelimit.config.RateLimitProperties;
 import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.engine.Admission;
-import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.engine.ThrottledLog;
 import dev.llmratelimit.http.ErrorResponse;
 import dev.llmratelimit.http.RateLimitHeaderValues;
 import dev.llmratelimit.identity.Caller;
-import dev.llmratelimit.usage.TokenCounter;
+import dev.llmratelimit.wait.WaitRoom;
+import jakarta.servlet.DispatcherType;
 import jakarta.inject.Inject;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -39,6 +40,9 @@ public class RateLimitFilter implements Filter {
 
     /** Request attribute that marks a request as already limited, so a second filter instance skips it. */
     public static final String LIMITED = RateLimitFilter.class.getName() + ".LIMITED";
+
+    /** Response header naming the model the client asked for when a fallback served it. */
+    public static final String FALLBACK_FROM = "x-ratelimit-fallback-from";
 
     private static final ThrottledLog INTERNAL_FAILURES = new ThrottledLog(RateLimitFilter.class, System.Logger.Level.ERROR);
 
@@ -89,6 +93,10 @@ public class RateLimitFilter implements Filter {
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
             throws IOException, ServletException {
         if (req instanceof HttpServletRequest request && res instanceof HttpServletResponse response
+                && request.getDispatcherType() == DispatcherType.ASYNC
+                && request.getAttribute(WaitingRequest.RESUMED) instanceof WaitingRequest.Resumed resumed) {
+            resume(request, response, chain, resumed);
+        } else if (req instanceof HttpServletRequest request && res instanceof HttpServletResponse response
                 && applies(request)) {
             request.setAttribute(LIMITED, Boolean.TRUE);
             limit(request, response, chain);
@@ -117,27 +125,31 @@ public class RateLimitFilter implements Filter {
             JsonErrors.write(response, 400, JsonErrors.INVALID_REQUEST, "invalid_request", e.getMessage());
             return;
         }
-        Admission admission;
+        Caller caller;
+        ModelChoice choice;
         try {
-            admission = admit(request, chat, body);
+            caller = runtime.callerResolver().resolve(request.getUserPrincipal());
+            choice = new ModelChooser(runtime).choose(caller, chat, body);
         } catch (RuntimeException e) {
             INTERNAL_FAILURES.log("Rate limiting failed; request passed through unlimited", e);
             chain.doFilter(new BufferedBodyRequest(request, body, null), response);
             return;
         }
+        Admission admission = choice.admission();
         if (!admission.permitsCall()) {
-            refuse(response, admission);
+            if (!waitForCapacity(request, response, caller, choice, chat, body)) {
+                refuse(response, admission);
+            }
         } else if (admission.plan() == null) {
             // An unconfigured model (also one that shadow mode lets through): untouched, nothing to count.
             chain.doFilter(new BufferedBodyRequest(request, body, null), response);
         } else {
-            run(request, response, chain, admission, chat, body);
+            run(request, response, chain, choice, chat, body, -1);
         }
     }
 
     /** The body, or null once the filter has answered 413 (too large) or 400 (it could not be read to its end). */
     private byte[] readBody(HttpServletRequest request, HttpServletResponse response) throws IOException {
-        long limit = BodyReader.limit(runtime.settings().maxBodySize());
         byte[] body;
         try {
             body = BodyReader.read(request, runtime.settings().maxBodySize());
@@ -148,20 +160,69 @@ public class RateLimitFilter implements Filter {
         }
         if (body == null) {
             JsonErrors.write(response, 413, JsonErrors.INVALID_REQUEST, "request_too_large",
-                    "Request body exceeds the maximum of " + limit + " bytes");
+                    "Request body exceeds the maximum of " + BodyReader.limit(runtime.settings().maxBodySize()) + " bytes");
         }
         return body;
     }
 
-    /** Calls the application with the admitted request and a response that records its usage. */
-    private void run(HttpServletRequest request, HttpServletResponse response, FilterChain chain, Admission admission,
-                     ChatRequest chat, byte[] body) throws IOException, ServletException {
-        // The edit is ASCII inserted after a '{' that follows ASCII, so every reading the body passed keeps agreeing.
+    /**
+     * Lets a refused request wait for capacity when its model and pool allow it (SPEC section 15);
+     * {@code false} when it cannot wait and is to be refused now.
+     */
+    private boolean waitForCapacity(HttpServletRequest request, HttpServletResponse response, Caller caller,
+                                    ModelChoice refusal, ChatRequest chat, byte[] body)
+            throws IOException {
+        Admission admission = refusal.admission();
+        WaitRoom room = runtime.waitRoom();
+        if (room == null || admission.outcome() != Admission.Outcome.REFUSED || !request.isAsyncSupported()) {
+            return false;
+        }
+        String pool = admission.plan().pool();
+        long maxWait = runtime.waitPolicy().maxWait(chat.model(), pool).toMillis();
+        if (maxWait <= 0) {
+            return false;
+        }
+        int rank = runtime.waitPolicy().rank(runtime.limiter().policy().model(chat.model()), pool);
+        ModelChooser chooser = new ModelChooser(runtime);
+        WaitingRequest.start(room, request, response, chat, body, refusal,
+                () -> chooser.choose(caller, chat, body), rank, runtime.clock(), maxWait, runtime.settings().errorStyle());
+        return true;
+    }
+
+    /** The ASYNC dispatch of a request that waited and was then admitted. */
+    private void resume(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
+                        WaitingRequest.Resumed resumed) throws IOException, ServletException {
+        request.removeAttribute(WaitingRequest.RESUMED);
+        run(request, response, chain, resumed.choice(), resumed.chat(), resumed.body(), resumed.waitedMillis());
+    }
+
+    /**
+     * Calls the application with the admitted request and a response that records its usage; a
+     * fallback gets the body with {@code model} rewritten.
+     *
+     * @param waitedMillis how long the request waited for capacity, or -1 when it did not wait
+     */
+    private void run(HttpServletRequest request, HttpServletResponse response, FilterChain chain, ModelChoice choice,
+                     ChatRequest asked, byte[] sent, long waitedMillis)
+            throws IOException, ServletException {
+        Admission admission = choice.admission();
+        ChatRequest chat = asked;
+        byte[] body = sent;
+        if (choice.fallbackFrom() != null) {
+            body = ModelRewriter.withModel(sent, sent.length, choice.model()).orElseThrow();
+            chat = asked.withModel(choice.model());
+            response.setHeader(FALLBACK_FROM, choice.fallbackFrom());
+        }
+        if (waitedMillis >= 0) {
+            response.setHeader(WaitingRequest.WAITED_HEADER, Long.toString(waitedMillis));
+        }
+        // Both edits write ASCII (ModelRewriter escapes the rest) after ASCII structure, so every reading
+        // the body passed keeps agreeing.
         Optional<byte[]> askingForUsage = runtime.settings().injectStreamUsage() && chat.stream() && !chat.includeUsage()
                 ? IncludeUsageRewriter.withIncludeUsage(body, body.length)
                 : Optional.empty();
         RateLimitHeaderValues.forwarded(admission, response::setHeader);
-        Exchange exchange = new Exchange(admission, chat, body, response, askingForUsage.isPresent());
+        Exchange exchange = new Exchange(admission, chat, body, response, askingForUsage.isPresent(), waitRoomSignal());
         BufferedBodyRequest forwarded = new BufferedBodyRequest(request, askingForUsage.orElse(body), exchange);
         try {
             chain.doFilter(forwarded, exchange.response());
@@ -174,21 +235,13 @@ public class RateLimitFilter implements Filter {
         }
     }
 
-    /**
-     * Decides; the prompt is tokenized (bounded: {@link TokenCounter#promptTokens}) only when
-     * {@code token-admission=reserve} needs it for this model. The expected output covers all
-     * {@code n} choices when the request sets a maximum.
-     */
-    private Admission admit(HttpServletRequest request, ChatRequest chat, byte[] body) {
-        Caller caller = runtime.callerResolver().resolve(request.getUserPrincipal());
-        RateLimiter limiter = runtime.limiter();
-        long promptTokens = limiter.needsPromptTokens(chat.model())
-                ? TokenCounter.forModel(chat.model()).promptTokens(body, body.length) : 0;
-        return limiter.admit(chat.model(), caller.teamPriority(), caller.ownPriority(),
-                promptTokens, chat.maxOutputTokens(), runtime.callerLimits().planFor(caller));
+    /** Wakes the waiters when a request finishes: its slot, refund or settlement may be the capacity they wait for. */
+    private Runnable waitRoomSignal() {
+        WaitRoom room = runtime.waitRoom();
+        return room == null ? () -> { } : room::signal;
     }
 
-    private static void refuse(HttpServletResponse response, Admission admission) throws IOException {
-        JsonErrors.write(response, ErrorResponse.refusal(admission));
+    private void refuse(HttpServletResponse response, Admission admission) throws IOException {
+        JsonErrors.write(response, ErrorResponse.refusal(admission, runtime.settings().errorStyle()));
     }
 }

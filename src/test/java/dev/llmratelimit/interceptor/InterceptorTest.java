@@ -135,7 +135,9 @@ class InterceptorTest {
         assertThat(response.body()).isEqualTo(ChatResource.COMPLETION);
         assertThat(Http.header(response, "x-app")).isEqualTo("kept");
         assertThat(Http.header(response, "x-ratelimit-priority")).isEqualTo("default");
-        assertThat(Http.header(response, "x-ratelimit-limit-tokens")).isEqualTo("1000");
+        // The resource's own x-ratelimit-* headers give way to the limiter's, as in the filter.
+        assertThat(response.headers().allValues("x-ratelimit-limit-tokens")).containsExactly("1000");
+        assertThat(response.headers().allValues("x-ratelimit-reset-tokens")).singleElement().asString().matches("59m[0-9.]+s|1h0m0s");
         assertThat(Http.header(response, "x-ratelimit-remaining-tokens")).isEqualTo("1000");
         assertThat(Http.header(response, "x-ratelimit-limit-requests")).isEqualTo("100");
         assertThat(Http.header(response, "x-ratelimit-remaining-requests")).isEqualTo("99");
