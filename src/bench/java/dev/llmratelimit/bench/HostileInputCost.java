@@ -145,7 +145,7 @@ final class HostileInputCost {
     static void write(Report report, Result result) {
         report.heading("7. Hostile input (issue 12)")
                 .paragraph("Tokenizer throughput (`TokenCounter.count`, o200k_base, text cut in pieces of at most "
-                        + "4096 characters): random letters are one long word, the worst case for BPE (the whole 1 MiB "
+                        + "384 characters): random letters are one long word, the worst case for BPE (the whole 1 MiB "
                         + "as one piece took about 2 s before the pieces).");
         List<List<String>> rows = new ArrayList<>();
         for (Throughput t : result.throughput()) {
