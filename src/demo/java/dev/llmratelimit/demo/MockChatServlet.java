@@ -42,7 +42,7 @@ public final class MockChatServlet extends HttpServlet {
             return;
         }
         pause(settings.latency());
-        long completionTokens = chat.maxTokens() >= 0 ? chat.maxTokens() : settings.completionTokens();
+        long completionTokens = chat.maxOutputTokens() >= 0 ? chat.maxOutputTokens() : settings.completionTokens();
         String id = "chatcmpl-demo-" + IDS.incrementAndGet();
         if (chat.stream()) {
             stream(response, chat, id, completionTokens);

@@ -12,6 +12,7 @@ import dev.llmratelimit.policy.RateLimitPolicy;
 import dev.llmratelimit.policy.WaitPolicy;
 import dev.llmratelimit.store.memory.MemoryCallerLimitStore;
 import dev.llmratelimit.store.memory.MemoryCounterStore;
+import dev.llmratelimit.usage.TokenCounter;
 import dev.llmratelimit.wait.WaitRoom;
 
 import java.lang.System.Logger.Level;
@@ -19,6 +20,8 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Everything the filter needs, built from the {@code llm.ratelimit.*} properties: the engine with
@@ -40,6 +43,7 @@ public final class RateLimitRuntime implements AutoCloseable {
     private volatile ConfigurationStatus status;
     private final WaitRoom waitRoom;
     private ReloadSchedule schedule;
+    private final CompletableFuture<Set<String>> tokenizers;
 
     /** A runtime over a limiter the caller built; it has no configuration to reload. */
     public RateLimitRuntime(FilterSettings settings, RateLimiter limiter, CallerResolver callerResolver,
@@ -58,6 +62,7 @@ public final class RateLimitRuntime implements AutoCloseable {
         this.active = active;
         this.status = ConfigurationStatus.loaded(origin, clock.instant());
         this.waitRoom = waitRoom(active.configuration());
+        this.tokenizers = TokenCounter.warmUp(active.configuration().policy().models().keySet());
     }
 
     /** Where refused requests wait (SPEC section 15): made once, at start-up, when waiting is configured. */
@@ -172,6 +177,14 @@ public final class RateLimitRuntime implements AutoCloseable {
     /** Turns a resolved caller into the per-caller counters its request must pass. */
     public CallerLimitPolicy callerLimits() {
         return active.configuration().callerLimits();
+    }
+
+    /**
+     * Completes, with the names of the encodings loaded, once no request has to load a tokenizer
+     * (those of the models configured at start-up; {@link TokenCounter#warmUp}).
+     */
+    public CompletableFuture<Set<String>> tokenizersWarmedUp() {
+        return tokenizers;
     }
 
     /** The fallback models of each model. */

@@ -116,24 +116,20 @@ public class RateLimitFilter implements Filter {
 
     private boolean applies(HttpServletRequest request) {
         return runtime.settings().filterEnabled()
-                && "POST".equalsIgnoreCase(request.getMethod())
+                && "POST".equals(request.getMethod())          // methods are case-sensitive: "post" is not POST
                 && request.getAttribute(LIMITED) == null
                 && ChatPaths.matches(runtime.settings().paths(), request);
     }
 
     private void limit(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws IOException, ServletException {
-        byte[] body = BodyReader.read(request, runtime.settings().maxBodySize());
+        byte[] body = readBody(request, response);
         if (body == null) {
-            JsonErrors.write(response, 413, JsonErrors.INVALID_REQUEST, "request_too_large",
-                    "Request body exceeds the maximum of " + runtime.settings().maxBodySize() + " bytes");
             return;
         }
         ChatRequest chat;
-        byte[] json;
         try {
-            json = DeclaredCharset.toUtf8(body, request.getCharacterEncoding());
-            chat = ChatRequest.parse(json, json.length);
+            chat = ChatRequest.parse(body, body.length, DeclaredCharset.readings(request.getCharacterEncoding()));
         } catch (InvalidChatRequestException e) {
             JsonErrors.write(response, 400, JsonErrors.INVALID_REQUEST, "invalid_request", e.getMessage());
             return;
@@ -142,7 +138,7 @@ public class RateLimitFilter implements Filter {
         ModelChoice choice;
         try {
             caller = runtime.callerResolver().resolve(request.getUserPrincipal());
-            choice = new ModelChooser(runtime).choose(caller, chat, json);
+            choice = new ModelChooser(runtime).choose(caller, chat, body);
         } catch (RuntimeException e) {
             INTERNAL_FAILURES.log("Rate limiting failed; request passed through unlimited", e);
             chain.doFilter(new BufferedBodyRequest(request, body, null), response);
@@ -150,15 +146,32 @@ public class RateLimitFilter implements Filter {
         }
         Admission admission = choice.admission();
         if (!admission.permitsCall()) {
-            if (!waitForCapacity(request, response, caller, choice, chat, body, json)) {
+            if (!waitForCapacity(request, response, caller, choice, chat, body)) {
                 refuse(response, admission);
             }
         } else if (admission.plan() == null) {
             // An unconfigured model (also one that shadow mode lets through): untouched, nothing to count.
             chain.doFilter(new BufferedBodyRequest(request, body, null), response);
         } else {
-            run(request, response, chain, choice, chat, body, json, -1);
+            run(request, response, chain, choice, chat, body, -1);
         }
+    }
+
+    /** The body, or null once the filter has answered 413 (too large) or 400 (it could not be read to its end). */
+    private byte[] readBody(HttpServletRequest request, HttpServletResponse response) throws IOException {
+        byte[] body;
+        try {
+            body = BodyReader.read(request, runtime.settings().maxBodySize());
+        } catch (IOException e) {
+            JsonErrors.write(response, 400, JsonErrors.INVALID_REQUEST, "invalid_request",
+                    "The request body could not be read to its end.");
+            return null;
+        }
+        if (body == null) {
+            JsonErrors.write(response, 413, JsonErrors.INVALID_REQUEST, "request_too_large",
+                    "Request body exceeds the maximum of " + BodyReader.limit(runtime.settings().maxBodySize()) + " bytes");
+        }
+        return body;
     }
 
     /**
@@ -166,7 +179,7 @@ public class RateLimitFilter implements Filter {
      * {@code false} when it cannot wait and is to be refused now.
      */
     private boolean waitForCapacity(HttpServletRequest request, HttpServletResponse response, Caller caller,
-                                    ModelChoice refusal, ChatRequest chat, byte[] body, byte[] json)
+                                    ModelChoice refusal, ChatRequest chat, byte[] body)
             throws IOException {
         Admission admission = refusal.admission();
         WaitRoom room = runtime.waitRoom();
@@ -180,8 +193,8 @@ public class RateLimitFilter implements Filter {
         }
         int rank = runtime.waitPolicy().rank(runtime.limiter().policy().model(chat.model()), pool);
         ModelChooser chooser = new ModelChooser(runtime);
-        WaitingRequest.start(room, request, response, chat, body, json, refusal,
-                () -> chooser.choose(caller, chat, json), rank, runtime.clock(), maxWait, runtime.settings().errorStyle());
+        WaitingRequest.start(room, request, response, chat, body, refusal,
+                () -> chooser.choose(caller, chat, body), rank, runtime.clock(), maxWait, runtime.settings().errorStyle());
         return true;
     }
 
@@ -189,8 +202,7 @@ public class RateLimitFilter implements Filter {
     private void resume(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
                         WaitingRequest.Resumed resumed) throws IOException, ServletException {
         request.removeAttribute(WaitingRequest.RESUMED);
-        run(request, response, chain, resumed.choice(), resumed.chat(), resumed.body(), resumed.json(),
-                resumed.waitedMillis());
+        run(request, response, chain, resumed.choice(), resumed.chat(), resumed.body(), resumed.waitedMillis());
     }
 
     /**
@@ -200,27 +212,26 @@ public class RateLimitFilter implements Filter {
      * @param waitedMillis how long the request waited for capacity, or -1 when it did not wait
      */
     private void run(HttpServletRequest request, HttpServletResponse response, FilterChain chain, ModelChoice choice,
-                     ChatRequest asked, byte[] sent, byte[] sentJson, long waitedMillis)
+                     ChatRequest asked, byte[] sent, long waitedMillis)
             throws IOException, ServletException {
         Admission admission = choice.admission();
         ChatRequest chat = asked;
         byte[] body = sent;
-        byte[] json = sentJson;
         if (choice.fallbackFrom() != null) {
-            json = ModelRewriter.withModel(sentJson, sentJson.length, choice.model()).orElseThrow();
-            body = DeclaredCharset.fromUtf8(json, request.getCharacterEncoding());
+            body = ModelRewriter.withModel(sent, sent.length, choice.model()).orElseThrow();
             chat = asked.withModel(choice.model());
             response.setHeader(FALLBACK_FROM, choice.fallbackFrom());
         }
         if (waitedMillis >= 0) {
             response.setHeader(WaitingRequest.WAITED_HEADER, Long.toString(waitedMillis));
         }
+        // Both edits write ASCII (ModelRewriter escapes the rest) after ASCII structure, so every reading
+        // the body passed keeps agreeing.
         Optional<byte[]> askingForUsage = runtime.settings().injectStreamUsage() && chat.stream() && !chat.includeUsage()
-                ? IncludeUsageRewriter.withIncludeUsage(json, json.length)
-                        .map(rewritten -> DeclaredCharset.fromUtf8(rewritten, request.getCharacterEncoding()))
+                ? IncludeUsageRewriter.withIncludeUsage(body, body.length)
                 : Optional.empty();
         RateLimitHeaderValues.forwarded(admission, response::setHeader);
-        Exchange exchange = new Exchange(admission, chat, json, response, askingForUsage.isPresent(), waitRoomSignal());
+        Exchange exchange = new Exchange(admission, chat, body, response, askingForUsage.isPresent(), waitRoomSignal());
         BufferedBodyRequest forwarded = new BufferedBodyRequest(request, askingForUsage.orElse(body), exchange);
         try {
             chain.doFilter(forwarded, exchange.response());

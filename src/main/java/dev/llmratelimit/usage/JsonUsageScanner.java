@@ -87,7 +87,9 @@ public final class JsonUsageScanner {
                 }
             }
             case FIELD_NAME -> field = parser.currentName();
-            case VALUE_NUMBER_INT -> number(parser.getLongValue());
+            case VALUE_NUMBER_INT -> number(parser.getNumberType() == JsonParser.NumberType.BIG_INTEGER
+                    ? (parser.getBigIntegerValue().signum() > 0 ? Usage.MAX_TOKENS : -1)   // beyond long: large
+                    : parser.getLongValue());
             default -> {
                 if (inUsage && depth == 2 && ("prompt_tokens".equals(field) || "completion_tokens".equals(field))) {
                     broken = true;   // present but not a whole number

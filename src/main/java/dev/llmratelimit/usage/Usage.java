@@ -3,13 +3,36 @@ package dev.llmratelimit.usage;
 import dev.llmratelimit.policy.RateLimitType;
 
 /**
- * Token usage of one response.
+ * Token usage of one response. Each figure is held to [0, {@link #MAX_TOKENS}]: a larger one (an
+ * application echoing {@code max_tokens: 9223372036854775797}, a figure beyond {@code long}) counts
+ * as {@link #MAX_TOKENS}, large but never wrapping a sum, and never as zero.
  *
  * @param cachedPromptTokens prompt tokens served from the provider's cache; they do not count
  */
 public record Usage(long promptTokens, long completionTokens, long cachedPromptTokens) {
 
+    /**
+     * More tokens than any response uses (2^31 - 1, some 200 times the largest context window): sums
+     * of a few figures stay far from {@code long} overflow, and exact as Lua numbers (doubles, below 2^53).
+     */
+    public static final long MAX_TOKENS = Integer.MAX_VALUE;
+
     public static final Usage NONE = new Usage(0, 0, 0);
+
+    public Usage {
+        promptTokens = plausible(promptTokens);
+        completionTokens = plausible(completionTokens);
+        cachedPromptTokens = plausible(cachedPromptTokens);
+    }
+
+    private static long plausible(long figure) {
+        return Math.min(MAX_TOKENS, Math.max(0, figure));
+    }
+
+    /** A figure reached {@link #MAX_TOKENS}: the usage is broken, and counted as large. */
+    public boolean isImplausible() {
+        return promptTokens == MAX_TOKENS || completionTokens == MAX_TOKENS || cachedPromptTokens == MAX_TOKENS;
+    }
 
     /** The tokens that count against TPM for the given {@code rate-limit-type}, never negative. */
     public long tokens(RateLimitType type) {

@@ -17,7 +17,8 @@ final class UsageReader {
     /**
      * Reads the object the parser stands on (START_OBJECT) up to its END_OBJECT. Returns null when
      * a count is negative, not an integer, or when neither {@code prompt_tokens} nor
-     * {@code completion_tokens} is present; an absent or null sub-field counts as 0.
+     * {@code completion_tokens} is present; an absent or null sub-field counts as 0, one too large to
+     * be plausible as {@link Usage#MAX_TOKENS}.
      */
     static Usage read(JsonParser p) throws IOException {
         long prompt = ABSENT;
@@ -61,8 +62,11 @@ final class UsageReader {
         if (value == JsonToken.VALUE_NULL) {
             return ABSENT;
         }
-        if (value != JsonToken.VALUE_NUMBER_INT || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+        if (value != JsonToken.VALUE_NUMBER_INT) {
             return skipInvalid(p);
+        }
+        if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+            return p.getBigIntegerValue().signum() > 0 ? Usage.MAX_TOKENS : INVALID;     // beyond long: large
         }
         long count = p.getLongValue();
         return count >= 0 ? count : INVALID;
