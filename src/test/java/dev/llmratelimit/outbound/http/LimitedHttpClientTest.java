@@ -1,8 +1,12 @@
 package dev.llmratelimit.outbound.http;
 
+import dev.llmratelimit.outbound.BucketKey;
+import dev.llmratelimit.outbound.Buckets;
 import dev.llmratelimit.outbound.FakeProvider;
 import dev.llmratelimit.outbound.OutboundLimitException;
 import dev.llmratelimit.outbound.OutboundLimiter;
+import dev.llmratelimit.outbound.ProviderSettings;
+import dev.llmratelimit.outbound.memory.MemoryOutboundStore;
 import dev.llmratelimit.testsupport.MutableClock;
 import dev.llmratelimit.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterEach;
@@ -28,12 +32,13 @@ class LimitedHttpClientTest {
     private static final String STREAM = "{\"model\":\"gpt-4o\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":40}";
 
     private final MutableClock clock = new MutableClock();
+    private final MemoryOutboundStore store = new MemoryOutboundStore(clock);
     private FakeProvider provider;
     private OutboundLimiter limiter;
     private HttpClient http;
 
     private void start(String baseUrl) {
-        limiter = OutboundLimiter.builder().clock(clock)
+        limiter = OutboundLimiter.builder().clock(clock).store(ProviderSettings.StoreKind.MEMORY, store)
                 .provider("openai", p -> p.baseUrl(baseUrl).rpm(1000).tpm(1000).headroom(1.0).maxWait(Duration.ZERO))
                 .build();
         http = LimitedHttpClient.wrap(HttpClient.newHttpClient(), limiter);
@@ -55,22 +60,8 @@ class LimitedHttpClientTest {
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build();
     }
 
-    /** What is left of the 1000 tokens: the largest estimate that still fits now. */
     private long tokensLeft() {
-        long low = 0;
-        long high = 1000;
-        while (low < high) {
-            long mid = (low + high + 1) / 2;
-            try {
-                limiter.acquire("openai", "gpt-4o", mid).cancel().join();
-                low = mid;
-            } catch (OutboundLimitException e) {
-                high = mid - 1;
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-        return low;
+        return Buckets.tokensLeft(store, new BucketKey("openai", "gpt-4o"), limiter.provider("openai").limits("gpt-4o"));
     }
 
     @Test
