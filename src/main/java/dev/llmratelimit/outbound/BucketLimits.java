@@ -23,6 +23,10 @@ public record BucketLimits(long requestsPerMinute, long tokensPerMinute, double 
         if (!(burst > 0) || Double.isInfinite(burst)) {
             throw new IllegalArgumentException("burst must be above 0: " + burst);
         }
+        if (requestsPerMinute > 0 && requestsPerMinute * headroom * burst < 1) {
+            throw new IllegalArgumentException("rpm x headroom x burst (" + requestsPerMinute + " x " + headroom
+                    + " x " + burst + ") leaves no room for a single request");
+        }
     }
 
     public boolean limitsRequests() {
