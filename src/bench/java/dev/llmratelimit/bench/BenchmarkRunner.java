@@ -39,6 +39,7 @@ public final class BenchmarkRunner {
         List<HttpOverhead.Result> http;
         List<BurstAccuracy.Result> accuracy;
         MemoryFootprint.Result memory;
+        OutboundCost.Result outbound;
         String redisVersion;
         try (RedisServer redis = RedisServer.startNew()) {
             redisVersion = redisVersion(redis);
@@ -52,6 +53,8 @@ public final class BenchmarkRunner {
             accuracy = new BurstAccuracy(settings, redis).measure();
             progress("5/5 memory", started);
             memory = new MemoryFootprint(redis).measure();
+            progress("6/6 client-side limiter", started);
+            outbound = new OutboundCost(settings, redis.address()).measure();
         }
 
         Report report = new Report();
@@ -62,6 +65,7 @@ public final class BenchmarkRunner {
         report.paragraph("![HTTP throughput](" + PLOTS + "/http-throughput.png)");
         BurstAccuracy.write(report, accuracy);
         MemoryFootprint.write(report, memory);
+        OutboundCost.write(report, outbound);
         plotRedisLatency(redisCosts, out.resolve(PLOTS).resolve("redis-latency.png"));
         plotHttpThroughput(http, out.resolve(PLOTS).resolve("http-throughput.png"));
 

@@ -38,6 +38,9 @@ public final class OutboundLimiter implements AutoCloseable {
     private final Clock clock;
     private final List<OutboundStore> ownedStores;
     private final LearnedOutput learned = new LearnedOutput();
+    /** Permit ids: unique across instances by the random prefix, cheap within one by the counter. */
+    private final String idPrefix = UUID.randomUUID() + "-";
+    private final AtomicLong ids = new AtomicLong();
     private final AtomicLong lastFailureLog = new AtomicLong(System.nanoTime() - LOG_EVERY_NANOS);
 
     OutboundLimiter(Map<String, Provider> providers, Waiter waiter, Clock clock, List<OutboundStore> ownedStores) {
@@ -197,7 +200,7 @@ public final class OutboundLimiter implements AutoCloseable {
     private final class Call {
         final BucketKey key;
         final BucketLimits limits;
-        final String id = UUID.randomUUID().toString();
+        final String id = idPrefix + ids.incrementAndGet();
         final long estimate;
         final Provider provider;
 
