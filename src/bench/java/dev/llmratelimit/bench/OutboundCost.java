@@ -4,7 +4,7 @@ import dev.llmratelimit.outbound.BucketKey;
 import dev.llmratelimit.outbound.BucketLimits;
 import dev.llmratelimit.outbound.Correction;
 import dev.llmratelimit.outbound.FakeProvider;
-import dev.llmratelimit.outbound.Grant;
+import dev.llmratelimit.outbound.ForwardingOutboundStore;
 import dev.llmratelimit.outbound.OutboundLimitException;
 import dev.llmratelimit.outbound.OutboundLimiter;
 import dev.llmratelimit.outbound.OutboundStore;
@@ -182,19 +182,7 @@ final class OutboundCost {
 
     /** The store with corrections switched off: the limiter as if it read no provider headers. */
     private static OutboundStore withoutFeedback(OutboundStore store) {
-        return new OutboundStore() {
-            @Override
-            public CompletableFuture<Grant> acquire(BucketKey key, BucketLimits limits, String permitId, long tokens,
-                                                    long maxWaitMillis, long leaseMillis) {
-                return store.acquire(key, limits, permitId, tokens, maxWaitMillis, leaseMillis);
-            }
-
-            @Override
-            public CompletableFuture<Boolean> settle(BucketKey key, BucketLimits limits, String permitId,
-                                                     long actualTokens, boolean refundRequest) {
-                return store.settle(key, limits, permitId, actualTokens, refundRequest);
-            }
-
+        return new ForwardingOutboundStore(store) {
             @Override
             public CompletableFuture<Void> correct(BucketKey key, BucketLimits limits, Correction correction) {
                 return CompletableFuture.completedFuture(null);

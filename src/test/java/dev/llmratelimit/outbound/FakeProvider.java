@@ -30,6 +30,10 @@ import java.util.function.LongSupplier;
 public final class FakeProvider implements AutoCloseable {
 
     public static final int PROMPT_TOKENS = 8;
+    /** A chat request of 8 prompt tokens asking for at most 40 (the provider answers 20). */
+    public static final String CHAT = "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":40}";
+    /** The same, streamed, without asking for usage. */
+    public static final String STREAM = "{\"model\":\"gpt-4o\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":40}";
     /** The {@code retry-after-ms} of a scripted 429. */
     public static final long SCRIPTED_RETRY_MILLIS = 2_000;
     private static final JsonFactory JSON = new JsonFactory();

@@ -28,8 +28,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** The java.net.http wrapper against a local provider; the buckets on a clock that stands still. */
 class LimitedHttpClientTest {
 
-    private static final String CHAT = "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":40}";
-    private static final String STREAM = "{\"model\":\"gpt-4o\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":40}";
+    private static final String CHAT = FakeProvider.CHAT;
+    private static final String STREAM = FakeProvider.STREAM;
 
     private final MutableClock clock = new MutableClock();
     private final MemoryOutboundStore store = new MemoryOutboundStore(clock);

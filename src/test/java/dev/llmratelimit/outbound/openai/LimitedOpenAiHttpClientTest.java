@@ -14,8 +14,8 @@ import dev.llmratelimit.outbound.BucketKey;
 import dev.llmratelimit.outbound.BucketLimits;
 import dev.llmratelimit.outbound.Buckets;
 import dev.llmratelimit.outbound.ClockWaiters;
-import dev.llmratelimit.outbound.Correction;
 import dev.llmratelimit.outbound.FakeProvider;
+import dev.llmratelimit.outbound.ForwardingOutboundStore;
 import dev.llmratelimit.outbound.Grant;
 import dev.llmratelimit.outbound.OutboundLimiter;
 import dev.llmratelimit.outbound.OutboundStore;
@@ -50,23 +50,12 @@ class LimitedOpenAiHttpClientTest {
     @BeforeEach
     void start() throws Exception {
         provider = new FakeProvider(1_000_000, 1_000_000, 1.0);
-        OutboundStore counting = new OutboundStore() {
+        OutboundStore counting = new ForwardingOutboundStore(memory) {
             @Override
             public CompletableFuture<Grant> acquire(BucketKey key, BucketLimits limits, String permitId, long tokens,
                                                     long maxWaitMillis, long leaseMillis) {
                 acquisitions.incrementAndGet();
-                return memory.acquire(key, limits, permitId, tokens, maxWaitMillis, leaseMillis);
-            }
-
-            @Override
-            public CompletableFuture<Boolean> settle(BucketKey key, BucketLimits limits, String permitId,
-                                                     long actualTokens, boolean refundRequest) {
-                return memory.settle(key, limits, permitId, actualTokens, refundRequest);
-            }
-
-            @Override
-            public CompletableFuture<Void> correct(BucketKey key, BucketLimits limits, Correction correction) {
-                return memory.correct(key, limits, correction);
+                return super.acquire(key, limits, permitId, tokens, maxWaitMillis, leaseMillis);
             }
         };
         limiter = OutboundLimiter.builder().clock(clock).waiter(ClockWaiters.moving(clock))
