@@ -56,6 +56,8 @@ public final class BenchmarkRunner {
             progress("6/6 client-side limiter", started);
             outbound = new OutboundCost(settings, redis.address()).measure();
         }
+        progress("waiting instead of a 429", started);
+        WaitingCost.Result waiting = new WaitingCost(settings).measure();
 
         Report report = new Report();
         DecisionCost.write(report, costs);
@@ -65,6 +67,7 @@ public final class BenchmarkRunner {
         report.paragraph("![HTTP throughput](" + PLOTS + "/http-throughput.png)");
         BurstAccuracy.write(report, accuracy);
         MemoryFootprint.write(report, memory);
+        WaitingCost.write(report, waiting);
         OutboundCost.write(report, outbound);
         plotRedisLatency(redisCosts, out.resolve(PLOTS).resolve("redis-latency.png"));
         plotHttpThroughput(http, out.resolve(PLOTS).resolve("http-throughput.png"));

@@ -4,19 +4,15 @@ import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.identity.CallerLimitPolicy;
 import dev.llmratelimit.identity.CallerResolver;
 import dev.llmratelimit.identity.CallerResolvers;
+import dev.llmratelimit.policy.EnforcementMode;
+import dev.llmratelimit.policy.FallbackPolicy;
+import dev.llmratelimit.policy.InsteadOfRefusalParser;
 import dev.llmratelimit.policy.PolicyParser;
+import dev.llmratelimit.policy.WaitPolicy;
 import dev.llmratelimit.policy.RateLimitPolicy;
-import dev.llmratelimit.store.CircuitBreaker;
-import dev.llmratelimit.store.CircuitBreakerSettings;
-import dev.llmratelimit.store.CircuitBreakingCallerLimitStore;
-import dev.llmratelimit.store.CircuitBreakingCounterStore;
 import dev.llmratelimit.store.memory.MemoryCallerLimitStore;
 import dev.llmratelimit.store.memory.MemoryCounterStore;
-import dev.llmratelimit.store.redis.RedisCallerLimitStore;
-import dev.llmratelimit.store.redis.RedisCounterStore;
-import dev.llmratelimit.store.redis.RedisStoreSettings;
-import dev.llmratelimit.store.redis.RedissonClientFactory;
-import org.redisson.api.RedissonClient;
+import dev.llmratelimit.wait.WaitRoom;
 
 import java.time.Clock;
 import java.util.Map;
@@ -33,6 +29,9 @@ public final class RateLimitRuntime implements AutoCloseable {
     private final CallerResolver callerResolver;
     private final CallerLimitPolicy callerLimits;
     private final AutoCloseable stores;
+    private FallbackPolicy fallbacks = FallbackPolicy.NONE;
+    private WaitPolicy waitPolicy;
+    private WaitRoom waitRoom;
 
     public RateLimitRuntime(FilterSettings settings, RateLimiter limiter, CallerResolver callerResolver,
                             CallerLimitPolicy callerLimits, AutoCloseable stores) {
@@ -41,6 +40,16 @@ public final class RateLimitRuntime implements AutoCloseable {
         this.callerResolver = callerResolver;
         this.callerLimits = callerLimits;
         this.stores = stores;
+    }
+
+    /** Adds fallbacks and waiting (SPEC section 15), validated against the limiter's policy. */
+    private RateLimitRuntime withInsteadOfRefusal(Map<String, String> properties) {
+        fallbacks = InsteadOfRefusalParser.fallbacks(properties, limiter.policy());
+        waitPolicy = InsteadOfRefusalParser.waiting(properties, limiter.policy());
+        if (waitPolicy.waits() && limiter.policy().mode() != EnforcementMode.SHADOW) {
+            waitRoom = new WaitRoom(Clock.systemUTC(), waitPolicy.maxWaiters(), waitPolicy.pollInterval());
+        }
+        return this;
     }
 
     /**
@@ -53,26 +62,11 @@ public final class RateLimitRuntime implements AutoCloseable {
         RateLimitPolicy policy = PolicyParser.parse(properties);
         CallerLimitPolicy callerLimits = CallerLimitPolicy.parse(properties, policy.window());
         CallerResolver resolver = callerResolver != null ? callerResolver : CallerResolvers.create(properties);
-        if (!settings.store().equals("redis")) {
-            return new RateLimitRuntime(settings, new RateLimiter(policy, new MemoryCounterStore(),
-                    new MemoryCallerLimitStore()), resolver, callerLimits, () -> { });
-        }
-        return redis(settings, policy, callerLimits, resolver, properties);
-    }
-
-    /**
-     * Both stores on one Redisson client, behind one circuit breaker, so a dead Redis costs neither
-     * store a timeout per request.
-     */
-    private static RateLimitRuntime redis(FilterSettings settings, RateLimitPolicy policy, CallerLimitPolicy callerLimits,
-                                          CallerResolver resolver, Map<String, String> properties) {
-        RedisStoreSettings redis = RedisStoreSettings.parse(properties);
-        CircuitBreaker breaker = new CircuitBreaker(CircuitBreakerSettings.parse(properties), Clock.systemUTC());
-        RedissonClient client = RedissonClientFactory.create(redis);
-        RateLimiter limiter = new RateLimiter(policy,
-                new CircuitBreakingCounterStore(RedisCounterStore.using(client, redis.keyPrefix()), breaker),
-                new CircuitBreakingCallerLimitStore(RedisCallerLimitStore.using(client, redis.keyPrefix()), breaker));
-        return new RateLimitRuntime(settings, limiter, resolver, callerLimits, client::shutdown);
+        RateLimitRuntime runtime = settings.store().equals("redis")
+                ? RedisRuntime.create(settings, policy, callerLimits, resolver, properties)
+                : new RateLimitRuntime(settings, new RateLimiter(policy, new MemoryCounterStore(),
+                        new MemoryCallerLimitStore()), resolver, callerLimits, () -> { });
+        return runtime.withInsteadOfRefusal(properties);
     }
 
     public FilterSettings settings() {
@@ -92,8 +86,31 @@ public final class RateLimitRuntime implements AutoCloseable {
         return callerLimits;
     }
 
+    /** The fallback models of each model. */
+    public FallbackPolicy fallbacks() {
+        return fallbacks;
+    }
+
+    /** How long refused requests may wait; {@code null} for a runtime built without properties. */
+    public WaitPolicy waitPolicy() {
+        return waitPolicy;
+    }
+
+    /** Where refused requests wait; {@code null} when no request may wait. */
+    public WaitRoom waitRoom() {
+        return waitRoom;
+    }
+
+    /** The clock of waiting (the stores use their own). */
+    public Clock clock() {
+        return Clock.systemUTC();
+    }
+
     @Override
     public void close() {
+        if (waitRoom != null) {
+            waitRoom.close();
+        }
         try {
             stores.close();
         } catch (Exception e) {
