@@ -18,8 +18,8 @@ import java.time.Duration;
 @State(Scope.Benchmark)
 public class OutboundAcquireBenchmark {
 
-    private static final long RPM = 1_000_000_000_000L;
-    private static final long TPM = 1_000_000_000_000_000L;
+    private static final long RPM = 1_000_000_000L;
+    private static final long TPM = 1_000_000_000_000L;
 
     private OutboundLimiter limiter;
     private Bucket requests;
