@@ -140,6 +140,7 @@ final class OutboundCost {
                         .build());
             }
             AtomicInteger refused = new AtomicInteger();
+            AtomicInteger failed = new AtomicInteger();
             long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
             long periodNanos = 4L * 3 * 1_000_000_000L / (3 * PROVIDER_RPM / 60);
             ExecutorService threads = Executors.newFixedThreadPool(12);
@@ -155,6 +156,8 @@ final class OutboundCost {
                                         .POST(HttpRequest.BodyPublishers.ofString(CHAT)).build(), HttpResponse.BodyHandlers.ofString());
                             } catch (OutboundLimitException e) {
                                 refused.incrementAndGet();
+                            } catch (java.io.IOException e) {
+                                failed.incrementAndGet();
                             }
                             next += periodNanos;
                             long pause = next - System.nanoTime();
@@ -175,6 +178,9 @@ final class OutboundCost {
             long max = provider.perWindow().stream().mapToLong(w -> w[0]).max().orElse(0);
             // a bucket of one second's 10 requests refilled at 10 a second admits at most 20 in one second
             double allowed = 2.0 * PROVIDER_RPM / 60;
+            if (failed.get() > 0) {
+                System.err.println("outbound accuracy: " + failed.get() + " calls failed on the connection");
+            }
             return new Accuracy(feedback ? "with header feedback" : "without header feedback", provider.served(),
                     provider.tooManyRequests(), refused.get(), max, allowed);
         }
