@@ -9,6 +9,8 @@ import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
 
+import jakarta.servlet.http.HttpServlet;
+
 import java.io.IOException;
 import java.net.URL;
 import java.nio.file.Path;
@@ -33,8 +35,17 @@ public final class DemoServer implements AutoCloseable {
         tomcat = new EmbeddedTomcat(port)
                 .filter("demo-auth", new BearerKeyAuthFilter(settings.keys()), "/*")
                 .filter("llm-ratelimit", new RateLimitFilter(runtime), "/*")
-                .servlet("chat", new MockChatServlet(settings), "/v1/chat/completions", "/chat/completions");
+                .servlet("chat", chatServlet(config, settings), "/v1/chat/completions", "/chat/completions");
         this.port = tomcat.start();
+    }
+
+    /** The mock model, or with {@code demo.upstream.url} the forwarder through the client-side limiter. */
+    private static HttpServlet chatServlet(SmallRyeConfig config, DemoSettings settings) {
+        return config.getOptionalValue("demo.upstream.url", String.class)
+                .<HttpServlet>map(url -> new ForwardingChatServlet(url,
+                        config.getOptionalValue("demo.upstream.api-key", String.class).orElse(null),
+                        MicroProfileProperties.read(config)))
+                .orElseGet(() -> new MockChatServlet(settings));
     }
 
     /**
