@@ -47,6 +47,7 @@ public class RateLimitFilter implements Filter {
 
     private RateLimitRuntime runtime;
     private boolean ownsRuntime;
+    private StatusEndpoint status;
 
     /** For containers that instantiate the filter themselves (web.xml, web-fragment.xml, CDI). */
     public RateLimitFilter() {
@@ -55,6 +56,7 @@ public class RateLimitFilter implements Filter {
     /** For programmatic registration with a runtime the application built and will close. */
     public RateLimitFilter(RateLimitRuntime runtime) {
         this.runtime = runtime;
+        this.status = new StatusEndpoint(runtime.statusSettings(), runtime.status());
     }
 
     /**
@@ -70,12 +72,13 @@ public class RateLimitFilter implements Filter {
         boolean hasInitParameters = config.getInitParameterNames().hasMoreElements();
         if (context != null && !hasInitParameters) {
             runtime = context.runtime();
-            return;
+        } else {
+            runtime = RateLimitRuntime.create(RateLimitProperties.withInitParameters(
+                    RateLimitProperties.fromMicroProfileConfig(), config.getInitParameterNames(),
+                    config::getInitParameter), context == null ? null : context.applicationCallerResolver());
+            ownsRuntime = true;
         }
-        runtime = RateLimitRuntime.create(RateLimitProperties.withInitParameters(
-                RateLimitProperties.fromMicroProfileConfig(), config.getInitParameterNames(),
-                config::getInitParameter), context == null ? null : context.applicationCallerResolver());
-        ownsRuntime = true;
+        status = new StatusEndpoint(runtime.statusSettings(), runtime.status());
     }
 
     @Override
@@ -92,6 +95,9 @@ public class RateLimitFilter implements Filter {
                 && applies(request)) {
             request.setAttribute(LIMITED, Boolean.TRUE);
             limit(request, response, chain);
+        } else if (req instanceof HttpServletRequest request && res instanceof HttpServletResponse response
+                && status.serves(request)) {
+            status.serve(request, response);
         } else {
             chain.doFilter(req, res);
         }
