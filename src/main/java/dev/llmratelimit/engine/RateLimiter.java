@@ -108,7 +108,8 @@ public final class RateLimiter {
 
     /**
      * The counters of a configured model as its next decision would see them, read without
-     * changing anything; {@code null} for a model that is not configured.
+     * changing anything; {@code null} for a model that is not configured. A failure is reported
+     * to the observer as a failed {@link DecisionObserver.StoreOperation#SNAPSHOT}.
      *
      * @throws StoreUnavailableException when the store cannot answer or takes no snapshots
      */
@@ -117,10 +118,15 @@ public final class RateLimiter {
         if (modelPlans == null) {
             return null;
         }
-        if (!(store instanceof CounterSnapshots snapshots)) {
-            throw new StoreUnavailableException("The counter store takes no snapshots", null);
+        try {
+            if (!(store instanceof CounterSnapshots snapshots)) {
+                throw new StoreUnavailableException("The counter store takes no snapshots", null);
+            }
+            return snapshots.snapshot(modelPlans.inPoolOrder);
+        } catch (StoreUnavailableException e) {
+            observer.storeFailed(DecisionObserver.StoreOperation.SNAPSHOT);
+            throw e;
         }
-        return snapshots.snapshot(modelPlans.inPoolOrder);
     }
 
     private Admission unconfigured() {

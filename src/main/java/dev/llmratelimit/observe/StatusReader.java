@@ -58,8 +58,7 @@ public final class StatusReader {
         try {
             counters = limiter.snapshot(model.name());
         } catch (StoreUnavailableException e) {
-            health.storeFailed(DecisionObserver.StoreOperation.SNAPSHOT);
-            counters = null;
+            counters = null;                         // the limiter reported the failure
         }
         DecisionPlan first = plans.get(0);
         boolean available = counters != null;

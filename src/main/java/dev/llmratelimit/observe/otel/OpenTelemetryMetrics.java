@@ -43,7 +43,6 @@ final class OpenTelemetryMetrics implements Metrics {
 
     private final Meter meter;
     private final RateLimitPolicy policy;
-    private final StoreHealth health;
     private final DecisionAttributes attributes;
     private final LongCounter decisions;
     private final LongCounter tokens;
@@ -56,7 +55,6 @@ final class OpenTelemetryMetrics implements Metrics {
     OpenTelemetryMetrics(Meter meter, RateLimitPolicy policy, StoreHealth health) {
         this.meter = meter;
         this.policy = policy;
-        this.health = health;
         this.attributes = new DecisionAttributes(policy);
         decisions = meter.counterBuilder("llm_ratelimit.decisions").setUnit("{decision}")
                 .setDescription("Rate-limit decisions by model, pool, outcome, refusing limit, mode and shadow").build();
@@ -86,7 +84,7 @@ final class OpenTelemetryMetrics implements Metrics {
 
     @Override
     public void watch(RateLimiter limiter) {
-        gauges.add(new PolicyGauges(meter, policy, limiter, health, attributes).register());
+        gauges.add(new PolicyGauges(meter, policy, limiter, attributes).register());
     }
 
     @Override

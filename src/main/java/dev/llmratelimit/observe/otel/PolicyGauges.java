@@ -1,11 +1,9 @@
 package dev.llmratelimit.observe.otel;
 
-import dev.llmratelimit.engine.DecisionObserver;
 import dev.llmratelimit.engine.DecisionPlan;
 import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.engine.StoreUnavailableException;
-import dev.llmratelimit.observe.StoreHealth;
 import dev.llmratelimit.policy.RateLimitPolicy;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.metrics.BatchCallback;
@@ -18,14 +16,13 @@ import java.util.List;
 /**
  * The gauges read from the store: one snapshot per configured model per collection (with Redis,
  * one round trip each), feeding every gauge of that model in one batch callback. A model whose
- * snapshot fails reports nothing for that collection (and counts as a store failure).
+ * snapshot fails reports nothing for that collection (the limiter counts the store failure).
  */
 final class PolicyGauges {
 
     private final Meter meter;
     private final RateLimitPolicy policy;
     private final RateLimiter limiter;
-    private final StoreHealth health;
     private final DecisionAttributes attributes;
     private final ObservableDoubleMeasurement saturation;
     private final ObservableLongMeasurement strict;
@@ -35,12 +32,10 @@ final class PolicyGauges {
     private final ObservableLongMeasurement poolRequestLimit;
     private final ObservableLongMeasurement poolTokenLimit;
 
-    PolicyGauges(Meter meter, RateLimitPolicy policy, RateLimiter limiter, StoreHealth health,
-                 DecisionAttributes attributes) {
+    PolicyGauges(Meter meter, RateLimitPolicy policy, RateLimiter limiter, DecisionAttributes attributes) {
         this.meter = meter;
         this.policy = policy;
         this.limiter = limiter;
-        this.health = health;
         this.attributes = attributes;
         saturation = meter.gaugeBuilder("llm_ratelimit.model.saturation").setUnit("1")
                 .setDescription("max(requests / rpm, tokens / tpm) of the model's live window").buildObserver();
@@ -73,8 +68,7 @@ final class PolicyGauges {
             try {
                 counters = limiter.snapshot(model);
             } catch (StoreUnavailableException e) {
-                health.storeFailed(DecisionObserver.StoreOperation.SNAPSHOT);
-                continue;
+                continue;                            // the limiter reported the failure
             }
             observe(plans, counters);
         }
