@@ -22,6 +22,7 @@ public class RateLimitContext {
     @PostConstruct
     void start() {
         runtime = RateLimitRuntime.create(RateLimitProperties.fromMicroProfileConfig(), applicationCallerResolver());
+        runtime.configurationOrigin("MicroProfile Config");
     }
 
     /** The application's own {@link CallerResolver} bean, or {@code null} when it has none. */

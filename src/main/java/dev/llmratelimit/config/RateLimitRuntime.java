@@ -67,7 +67,7 @@ public final class RateLimitRuntime implements AutoCloseable {
         this.stores = stores;
         this.metrics = metrics;
         this.statusSettings = statusSettings;
-        this.configuration = ConfigurationStatus.loaded("MicroProfile Config", properties, Instant.now());
+        this.configuration = ConfigurationStatus.loaded("llm.ratelimit.* properties", properties, Instant.now());
         this.status = new StatusReader(limiter, health, () -> configuration, BudgetStatus.Source.NONE, Clock.systemUTC());
     }
 
@@ -166,7 +166,7 @@ public final class RateLimitRuntime implements AutoCloseable {
         return configuration;
     }
 
-    /** Names where the configuration came from, for the status page (default: MicroProfile Config). */
+    /** Names where the configuration came from, for the status page (default: {@code llm.ratelimit.* properties}). */
     public void configurationOrigin(String origin) {
         ConfigurationStatus current = configuration;
         configuration = new ConfigurationStatus(origin, current.fingerprint(), current.loadedAt(), current.lastReload());

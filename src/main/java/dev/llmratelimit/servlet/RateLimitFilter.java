@@ -76,6 +76,7 @@ public class RateLimitFilter implements Filter {
             runtime = RateLimitRuntime.create(RateLimitProperties.withInitParameters(
                     RateLimitProperties.fromMicroProfileConfig(), config.getInitParameterNames(),
                     config::getInitParameter), context == null ? null : context.applicationCallerResolver());
+            runtime.configurationOrigin("MicroProfile Config with the filter's init-params");
             ownsRuntime = true;
         }
         status = new StatusEndpoint(runtime.statusSettings(), runtime.status());
