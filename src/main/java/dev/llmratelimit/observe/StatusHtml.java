@@ -93,7 +93,9 @@ public final class StatusHtml {
                 .append("<dt>requests</dt><dd data-field=\"requests\">").append(usage(model.requests(), model.rpm())).append("</dd>")
                 .append("<dt>tokens</dt><dd data-field=\"tokens\">").append(usage(model.tokens(), model.tpm())).append("</dd>")
                 .append("<dt>window left</dt><dd data-field=\"window-left\">")
-                .append(model.windowLeftMillis() < 0 ? "unknown" : seconds(model.windowLeftMillis())).append("</dd>")
+                .append(model.windowLeftMillis() < 0 ? "unknown"
+                        : model.windowLeftMillis() == 0 ? "no live window" : seconds(model.windowLeftMillis()))
+                .append("</dd>")
                 .append("</dl>\n<table><thead><tr><th>pool</th><th>share</th><th>requests / limit</th>")
                 .append("<th>tokens / limit</th></tr></thead><tbody>");
         for (StatusReport.Pool pool : model.pools()) {

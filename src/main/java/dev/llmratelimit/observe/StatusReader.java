@@ -11,6 +11,7 @@ import dev.llmratelimit.policy.RateLimitPolicy;
 import dev.llmratelimit.policy.WindowMode;
 
 import java.time.Clock;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -48,7 +49,7 @@ public final class StatusReader {
                 models.add(model(model, plans));
             }
         }
-        return new StatusReport(clock.instant(), policy.mode() == EnforcementMode.SHADOW ? "shadow" : "enforce",
+        return new StatusReport(clock.instant().truncatedTo(ChronoUnit.MILLIS), policy.mode() == EnforcementMode.SHADOW ? "shadow" : "enforce",
                 policy.window().toMillis(), policy.windowMode() == WindowMode.SLIDING ? "sliding" : "fixed",
                 configuration.get(), store(), List.copyOf(models), List.copyOf(budgets.get()));
     }
