@@ -20,15 +20,18 @@ public final class DemoServer implements AutoCloseable {
 
     private final EmbeddedTomcat tomcat;
     private final RateLimitRuntime runtime;
+    private final PrometheusMetrics metrics = new PrometheusMetrics();
     private final int port;
 
     private DemoServer(SmallRyeConfig config, int port) throws Exception {
         DemoSettings settings = DemoSettings.from(config);
-        runtime = RateLimitRuntime.create(MicroProfileProperties.read(config), null);
+        runtime = RateLimitRuntime.create(MicroProfileProperties.read(config), null, metrics.telemetry());
+        runtime.configurationOrigin("config/demo.properties with --config and the environment over it");
         tomcat = new EmbeddedTomcat(port)
                 .filter("demo-auth", new BearerKeyAuthFilter(settings.keys()), "/*")
                 .filter("llm-ratelimit", new RateLimitFilter(runtime), "/*")
-                .servlet("chat", new MockChatServlet(settings), "/v1/chat/completions", "/chat/completions");
+                .servlet("chat", new MockChatServlet(settings), "/v1/chat/completions", "/chat/completions")
+                .servlet("metrics", metrics.servlet(), "/metrics");
         this.port = tomcat.start();
     }
 
@@ -58,6 +61,7 @@ public final class DemoServer implements AutoCloseable {
     public void close() throws Exception {
         tomcat.close();
         runtime.close();
+        metrics.close();
     }
 
     public static void main(String[] args) throws Exception {
