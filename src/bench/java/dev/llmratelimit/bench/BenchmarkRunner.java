@@ -53,6 +53,8 @@ public final class BenchmarkRunner {
             progress("5/5 memory", started);
             memory = new MemoryFootprint(redis).measure();
         }
+        progress("waiting instead of a 429", started);
+        WaitingCost.Result waiting = new WaitingCost(settings).measure();
 
         Report report = new Report();
         DecisionCost.write(report, costs);
@@ -62,6 +64,7 @@ public final class BenchmarkRunner {
         report.paragraph("![HTTP throughput](" + PLOTS + "/http-throughput.png)");
         BurstAccuracy.write(report, accuracy);
         MemoryFootprint.write(report, memory);
+        WaitingCost.write(report, waiting);
         plotRedisLatency(redisCosts, out.resolve(PLOTS).resolve("redis-latency.png"));
         plotHttpThroughput(http, out.resolve(PLOTS).resolve("http-throughput.png"));
 

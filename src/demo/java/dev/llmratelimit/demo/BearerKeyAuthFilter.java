@@ -16,7 +16,9 @@ import java.util.Map;
 
 /**
  * Stands for the application's own authentication: {@code Authorization: Bearer <key>} becomes the
- * principal named by {@code demo.keys.<key>}. No header: anonymous. An unknown key: 401.
+ * principal named by {@code demo.keys.<key>}. No header: anonymous. An unknown key: 401. A
+ * configuration without {@code demo.keys.*} authenticates no one: every caller is anonymous, whatever
+ * key its SDK sends.
  */
 public final class BearerKeyAuthFilter implements Filter {
 
@@ -31,7 +33,7 @@ public final class BearerKeyAuthFilter implements Filter {
             throws IOException, ServletException {
         HttpServletRequest request = (HttpServletRequest) req;
         String authorization = request.getHeader("Authorization");
-        if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+        if (keys.isEmpty() || authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
             chain.doFilter(req, res);
             return;
         }

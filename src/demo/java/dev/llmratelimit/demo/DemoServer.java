@@ -35,14 +35,15 @@ public final class DemoServer implements AutoCloseable {
         this.port = tomcat.start();
     }
 
-    /** Starts a demo server; {@code configFile} (may be null) overrides {@code config/demo.properties}. */
+    /**
+     * Starts a demo server configured by {@code configFile}, or by the bundled {@code demo.properties}
+     * when it is null. The file replaces the bundled one: none of its settings (models, reservations,
+     * keys) apply then. System properties and environment variables still override either.
+     */
     public static DemoServer start(Path configFile, int port) throws Exception {
-        SmallRyeConfigBuilder builder = new SmallRyeConfigBuilder().addDefaultSources()
-                .withSources(new PropertiesConfigSource(resource("demo.properties"), 150));
-        if (configFile != null) {
-            builder.withSources(new PropertiesConfigSource(configFile.toUri().toURL(), 500));
-        }
-        return new DemoServer(builder.build(), port);
+        URL file = configFile == null ? resource("demo.properties") : configFile.toUri().toURL();
+        return new DemoServer(new SmallRyeConfigBuilder().addDefaultSources()
+                .withSources(new PropertiesConfigSource(file, 150)).build(), port);
     }
 
     private static URL resource(String name) throws IOException {

@@ -35,6 +35,12 @@ public final class EmbeddedTomcat implements AutoCloseable {
         context.addServletMappingDecoded("/", "default");
     }
 
+    /** At most this many container threads serve requests (the default is 200). */
+    public EmbeddedTomcat maxThreads(int threads) {
+        connector.setProperty("maxThreads", Integer.toString(threads));
+        return this;
+    }
+
     public Context context() {
         return context;
     }
@@ -60,6 +66,8 @@ public final class EmbeddedTomcat implements AutoCloseable {
         context.addFilterDef(definition);
         FilterMap mapping = new FilterMap();
         mapping.setFilterName(definition.getFilterName());
+        mapping.setDispatcher("REQUEST");
+        mapping.setDispatcher("ASYNC");
         for (String pattern : urlPatterns) {
             mapping.addURLPattern(pattern);
         }

@@ -16,9 +16,9 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A stand-in for the application's chat-completion endpoint, answering like the OpenAI API: JSON,
- * or server-sent events with a usage chunk only when the request asks for
- * {@code stream_options.include_usage}.
+ * A stand-in for the application's chat-completion endpoint, answering like the OpenAI API (field by
+ * field, so the SDKs' stream helpers and accumulators work on it): JSON, or server-sent events with a
+ * usage chunk only when the request asks for {@code stream_options.include_usage}.
  */
 public final class MockChatServlet extends HttpServlet {
 
@@ -56,7 +56,11 @@ public final class MockChatServlet extends HttpServlet {
                 generator.writeObjectFieldStart("message");
                 generator.writeStringField("role", "assistant");
                 generator.writeStringField("content", content(settings.streamChunks()));
+                generator.writeNullField("refusal");
+                generator.writeArrayFieldStart("annotations");
+                generator.writeEndArray();
                 generator.writeEndObject();
+                generator.writeNullField("logprobs");
                 generator.writeStringField("finish_reason", "stop");
                 generator.writeEndObject();
                 generator.writeEndArray();
@@ -68,30 +72,31 @@ public final class MockChatServlet extends HttpServlet {
         }
     }
 
+    /**
+     * As OpenAI streams: a first chunk with the role and empty content, one chunk per word with
+     * {@code "finish_reason":null}, a last chunk {@code "delta":{},"finish_reason":"stop"}; with
+     * {@code include_usage} every chunk has {@code "usage":null} and a usage chunk with
+     * {@code "choices":[]} follows; then {@code data: [DONE]}.
+     */
     private void stream(HttpServletResponse response, ChatRequest chat, String id, long completionTokens)
             throws IOException {
         response.setContentType("text/event-stream");
         response.setCharacterEncoding("UTF-8");
         OutputStream out = response.getOutputStream();
+        boolean usage = chat.includeUsage();
+        event(out, chunk(id, chat.model(), usage, generator -> {
+            generator.writeStringField("role", "assistant");
+            generator.writeStringField("content", "");
+            generator.writeNullField("refusal");
+        }, null));
         for (int i = 0; i < settings.streamChunks(); i++) {
-            int index = i;
-            event(out, json(generator -> {
-                header(generator, id, "chat.completion.chunk", chat.model());
-                generator.writeArrayFieldStart("choices");
-                generator.writeStartObject();
-                generator.writeNumberField("index", 0);
-                generator.writeObjectFieldStart("delta");
-                generator.writeStringField("content", word(index));
-                generator.writeEndObject();
-                generator.writeNullField("finish_reason");
-                generator.writeEndObject();
-                generator.writeEndArray();
-                generator.writeEndObject();
-            }));
+            String word = word(i);
+            event(out, chunk(id, chat.model(), usage, generator -> generator.writeStringField("content", word), null));
             response.flushBuffer();
             pause(settings.chunkDelay());
         }
-        if (chat.includeUsage()) {
+        event(out, chunk(id, chat.model(), usage, generator -> { }, "stop"));
+        if (usage) {
             event(out, json(generator -> {
                 header(generator, id, "chat.completion.chunk", chat.model());
                 generator.writeArrayFieldStart("choices");
@@ -102,6 +107,27 @@ public final class MockChatServlet extends HttpServlet {
         }
         out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
         response.flushBuffer();
+    }
+
+    private static byte[] chunk(String id, String model, boolean usageNull, JsonWriter delta, String finishReason)
+            throws IOException {
+        return json(generator -> {
+            header(generator, id, "chat.completion.chunk", model);
+            generator.writeArrayFieldStart("choices");
+            generator.writeStartObject();
+            generator.writeNumberField("index", 0);
+            generator.writeObjectFieldStart("delta");
+            delta.write(generator);
+            generator.writeEndObject();
+            generator.writeNullField("logprobs");
+            generator.writeStringField("finish_reason", finishReason);          // null writes null
+            generator.writeEndObject();
+            generator.writeEndArray();
+            if (usageNull) {
+                generator.writeNullField("usage");
+            }
+            generator.writeEndObject();
+        });
     }
 
     private static void event(OutputStream out, byte[] json) throws IOException {

@@ -24,6 +24,11 @@ public record ChatRequest(String model, boolean stream, long maxTokens, boolean 
 
     public static final long NO_MAX_TOKENS = -1;
 
+    /** The same request for another model (a fallback). */
+    public ChatRequest withModel(String other) {
+        return new ChatRequest(other, stream, maxTokens, includeUsage);
+    }
+
     /** Rejects duplicated keys at any depth, so that no two readers of one body can disagree. */
     static final JsonFactory STRICT_JSON = JsonFactory.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)

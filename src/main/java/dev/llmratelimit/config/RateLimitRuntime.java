@@ -15,19 +15,15 @@ import dev.llmratelimit.observe.StatusReader;
 import dev.llmratelimit.observe.StatusSettings;
 import dev.llmratelimit.observe.StoreHealth;
 import dev.llmratelimit.observe.Telemetry;
+import dev.llmratelimit.policy.EnforcementMode;
+import dev.llmratelimit.policy.FallbackPolicy;
+import dev.llmratelimit.policy.InsteadOfRefusalParser;
 import dev.llmratelimit.policy.PolicyParser;
+import dev.llmratelimit.policy.WaitPolicy;
 import dev.llmratelimit.policy.RateLimitPolicy;
-import dev.llmratelimit.store.CircuitBreaker;
-import dev.llmratelimit.store.CircuitBreakerSettings;
-import dev.llmratelimit.store.CircuitBreakingCallerLimitStore;
-import dev.llmratelimit.store.CircuitBreakingCounterStore;
 import dev.llmratelimit.store.memory.MemoryCallerLimitStore;
 import dev.llmratelimit.store.memory.MemoryCounterStore;
-import dev.llmratelimit.store.redis.RedisCallerLimitStore;
-import dev.llmratelimit.store.redis.RedisCounterStore;
-import dev.llmratelimit.store.redis.RedisStoreSettings;
-import dev.llmratelimit.store.redis.RedissonClientFactory;
-import org.redisson.api.RedissonClient;
+import dev.llmratelimit.wait.WaitRoom;
 
 import java.time.Clock;
 import java.time.Instant;
@@ -45,6 +41,9 @@ public final class RateLimitRuntime implements AutoCloseable {
     private final CallerResolver callerResolver;
     private final CallerLimitPolicy callerLimits;
     private final AutoCloseable stores;
+    private FallbackPolicy fallbacks = FallbackPolicy.NONE;
+    private WaitPolicy waitPolicy;
+    private WaitRoom waitRoom;
     private final Metrics metrics;
     private final StatusSettings statusSettings;
     private final StatusReader status;
@@ -71,6 +70,16 @@ public final class RateLimitRuntime implements AutoCloseable {
         this.status = new StatusReader(limiter, health, () -> configuration, BudgetStatus.Source.NONE, Clock.systemUTC());
     }
 
+    /** Adds fallbacks and waiting (SPEC section 15), validated against the limiter's policy. */
+    private RateLimitRuntime withInsteadOfRefusal(Map<String, String> properties) {
+        fallbacks = InsteadOfRefusalParser.fallbacks(properties, limiter.policy());
+        waitPolicy = InsteadOfRefusalParser.waiting(properties, limiter.policy());
+        if (waitPolicy.waits() && limiter.policy().mode() != EnforcementMode.SHADOW) {
+            waitRoom = new WaitRoom(Clock.systemUTC(), waitPolicy.maxWaiters(), waitPolicy.pollInterval());
+        }
+        return this;
+    }
+
     /**
      * Builds the runtime; invalid configuration fails here with a message naming the property.
      *
@@ -91,44 +100,29 @@ public final class RateLimitRuntime implements AutoCloseable {
         RateLimitPolicy policy = PolicyParser.parse(properties);
         CallerLimitPolicy callerLimits = CallerLimitPolicy.parse(properties, policy.window());
         CallerResolver resolver = callerResolver != null ? callerResolver : CallerResolvers.create(properties);
-        ObservabilitySettings observability = ObservabilitySettings.parse(properties);
-        Telemetry measured = observability.metricsEnabled() ? telemetry : Telemetry.NONE;
-        if (!settings.store().equals("redis")) {
-            StoreHealth health = new StoreHealth("memory", Map.of(), Clock.systemUTC());
-            return observed(settings, policy, new MemoryCounterStore(), new MemoryCallerLimitStore(), health, measured,
-                    observability, resolver, callerLimits, () -> { }, properties);
+        Parts parts = new Parts(settings, policy, callerLimits, resolver, properties,
+                ObservabilitySettings.parse(properties), telemetry);
+        RateLimitRuntime runtime = settings.store().equals("redis")
+                ? RedisRuntime.create(parts)
+                : parts.observed(new MemoryCounterStore(), new MemoryCallerLimitStore(),
+                        new StoreHealth("memory", Map.of(), Clock.systemUTC()), () -> { });
+        return runtime.withInsteadOfRefusal(properties);
+    }
+
+    /** What every store's runtime is built from; {@link #observed} adds the engine on the stores. */
+    record Parts(FilterSettings settings, RateLimitPolicy policy, CallerLimitPolicy callerLimits,
+                 CallerResolver resolver, Map<String, String> properties, ObservabilitySettings observability,
+                 Telemetry telemetry) {
+
+        /** The engine on these stores, observed by the store's health and the meters. */
+        RateLimitRuntime observed(CounterStore store, CallerLimitStore callerStore, StoreHealth health,
+                                  AutoCloseable stores) {
+            Metrics metrics = (observability.metricsEnabled() ? telemetry : Telemetry.NONE).metrics(policy, health);
+            RateLimiter limiter = new RateLimiter(policy, store, callerStore, DecisionObserver.both(health, metrics));
+            metrics.watch(limiter);
+            return new RateLimitRuntime(settings, limiter, resolver, callerLimits, stores, metrics,
+                    observability.status(), health, properties);
         }
-        return redis(settings, policy, callerLimits, resolver, properties, measured, observability);
-    }
-
-    /**
-     * Both stores on one Redisson client, behind one circuit breaker, so a dead Redis costs neither
-     * store a timeout per request.
-     */
-    private static RateLimitRuntime redis(FilterSettings settings, RateLimitPolicy policy, CallerLimitPolicy callerLimits,
-                                          CallerResolver resolver, Map<String, String> properties, Telemetry telemetry,
-                                          ObservabilitySettings observability) {
-        RedisStoreSettings redis = RedisStoreSettings.parse(properties);
-        CircuitBreaker breaker = new CircuitBreaker(CircuitBreakerSettings.parse(properties), Clock.systemUTC());
-        RedissonClient client = RedissonClientFactory.create(redis);
-        StoreHealth health = new StoreHealth("redis", Map.of("redis", breaker), Clock.systemUTC());
-        return observed(settings, policy,
-                new CircuitBreakingCounterStore(RedisCounterStore.using(client, redis.keyPrefix()), breaker),
-                new CircuitBreakingCallerLimitStore(RedisCallerLimitStore.using(client, redis.keyPrefix()), breaker),
-                health, telemetry, observability, resolver, callerLimits, client::shutdown, properties);
-    }
-
-    /** The engine on these stores, observed by the store's health and the meters. */
-    private static RateLimitRuntime observed(FilterSettings settings, RateLimitPolicy policy, CounterStore store,
-                                             CallerLimitStore callerStore, StoreHealth health, Telemetry telemetry,
-                                             ObservabilitySettings observability, CallerResolver resolver,
-                                             CallerLimitPolicy callerLimits, AutoCloseable stores,
-                                             Map<String, String> properties) {
-        Metrics metrics = telemetry.metrics(policy, health);
-        RateLimiter limiter = new RateLimiter(policy, store, callerStore, DecisionObserver.both(health, metrics));
-        metrics.watch(limiter);
-        return new RateLimitRuntime(settings, limiter, resolver, callerLimits, stores, metrics,
-                observability.status(), health, properties);
     }
 
     public FilterSettings settings() {
@@ -146,6 +140,26 @@ public final class RateLimitRuntime implements AutoCloseable {
     /** Turns a resolved caller into the per-caller counters its request must pass. */
     public CallerLimitPolicy callerLimits() {
         return callerLimits;
+    }
+
+    /** The fallback models of each model. */
+    public FallbackPolicy fallbacks() {
+        return fallbacks;
+    }
+
+    /** How long refused requests may wait; {@code null} for a runtime built without properties. */
+    public WaitPolicy waitPolicy() {
+        return waitPolicy;
+    }
+
+    /** Where refused requests wait; {@code null} when no request may wait. */
+    public WaitRoom waitRoom() {
+        return waitRoom;
+    }
+
+    /** The clock of waiting (the stores use their own). */
+    public Clock clock() {
+        return Clock.systemUTC();
     }
 
     /** The meters; budgets report their spend through {@link Metrics#spent}. */
@@ -180,6 +194,9 @@ public final class RateLimitRuntime implements AutoCloseable {
     @Override
     public void close() {
         metrics.close();
+        if (waitRoom != null) {
+            waitRoom.close();
+        }
         try {
             stores.close();
         } catch (Exception e) {

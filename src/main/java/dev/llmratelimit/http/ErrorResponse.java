@@ -1,6 +1,9 @@
 package dev.llmratelimit.http;
 
 import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.CallerLimitType;
+import dev.llmratelimit.engine.CallerRefusal;
+import dev.llmratelimit.engine.Verdict;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -30,21 +33,30 @@ public record ErrorResponse(int status, Map<String, String> headers, String type
 
     /**
      * The answer to an admission that does not permit the call: the 429 of SPEC section 6 for a
-     * refusal, 404 for an unknown model under {@code reject-unknown-models}, 503 for a failed store
-     * under {@code on-store-failure=fail-closed}.
+     * refusal (its body in the given style), 404 for an unknown model under
+     * {@code reject-unknown-models}, 503 for a failed store under {@code on-store-failure=fail-closed}.
      */
-    public static ErrorResponse refusal(Admission admission) {
+    public static ErrorResponse refusal(Admission admission, ErrorStyle style) {
         return switch (admission.outcome()) {
-            case REFUSED -> {
-                Map<String, String> headers = new LinkedHashMap<>();
-                RateLimitHeaderValues.refused(admission, headers::put);
-                String message = admission.callerRefusal() != null ? RefusalMessages.of(admission.callerRefusal())
-                        : RefusalMessages.of(admission.plan(), admission.verdict());
-                yield new ErrorResponse(429, Collections.unmodifiableMap(headers), OpenAiErrors.THROTTLING, "429", message);
-            }
+            case REFUSED -> rateLimited(admission, style);
             case UNKNOWN_MODEL -> of(404, OpenAiErrors.INVALID_REQUEST, "model_not_found", "The model is not served here");
             default -> new ErrorResponse(503, Map.of("retry-after", "1"), "service_unavailable", "503",
                     "Rate limiter unavailable; try again shortly");
         };
+    }
+
+    private static ErrorResponse rateLimited(Admission admission, ErrorStyle style) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        RateLimitHeaderValues.refused(admission, headers::put);
+        CallerRefusal caller = admission.callerRefusal();
+        Verdict verdict = admission.verdict();
+        String message = caller != null ? RefusalMessages.of(caller) : RefusalMessages.of(admission.plan(), verdict);
+        if (style == ErrorStyle.LITELLM) {
+            return new ErrorResponse(429, Collections.unmodifiableMap(headers), OpenAiErrors.THROTTLING, "429", message);
+        }
+        boolean tokens = caller != null ? caller.type() == CallerLimitType.TOKENS : verdict.refusedBy().isTokens();
+        long waitMillis = caller != null ? caller.retryAfterSeconds() * 1000 : verdict.resetMillis();
+        return new ErrorResponse(429, Collections.unmodifiableMap(headers), tokens ? "tokens" : "requests",
+                OpenAiErrors.RATE_LIMIT_EXCEEDED, message + ". Please try again in " + GoDuration.format(waitMillis) + ".");
     }
 }

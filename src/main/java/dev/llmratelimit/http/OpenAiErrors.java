@@ -5,6 +5,8 @@ public final class OpenAiErrors {
 
     public static final String INVALID_REQUEST = "invalid_request_error";
     public static final String THROTTLING = "throttling_error";
+    /** OpenAI's own 429 code ({@link ErrorStyle#OPENAI}). */
+    public static final String RATE_LIMIT_EXCEEDED = "rate_limit_exceeded";
 
     private OpenAiErrors() {
     }

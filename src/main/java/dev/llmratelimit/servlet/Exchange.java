@@ -27,11 +27,14 @@ final class Exchange implements AsyncListener {
     private final ChatRequest request;
     private final byte[] requestBody;
     private final UsageCapturingResponse response;
+    private final Runnable afterFinish;
     private final AtomicBoolean finished = new AtomicBoolean();
 
+    /** @param afterFinish runs once the admission is finished (capacity may have been given back) */
     Exchange(Admission admission, ChatRequest request, byte[] requestBody, HttpServletResponse response,
-             boolean stripUsageEvent) {
+             boolean stripUsageEvent, Runnable afterFinish) {
         this.admission = admission;
+        this.afterFinish = afterFinish;
         this.request = request;
         this.requestBody = requestBody;
         this.response = new UsageCapturingResponse(response, request.model(), stripUsageEvent, admission::complete);
@@ -57,6 +60,7 @@ final class Exchange implements AsyncListener {
             FINISH_FAILURES.log("Could not settle the usage of a chat-completion request", e);
             admission.abort();
         }
+        afterFinish.run();
     }
 
     private void settle(Throwable failure) {

@@ -2,17 +2,18 @@ package dev.llmratelimit.servlet;
 
 import dev.llmratelimit.chat.ChatRequest;
 import dev.llmratelimit.chat.IncludeUsageRewriter;
+import dev.llmratelimit.chat.ModelRewriter;
 import dev.llmratelimit.chat.InvalidChatRequestException;
 import dev.llmratelimit.config.RateLimitContext;
 import dev.llmratelimit.config.RateLimitProperties;
 import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.engine.Admission;
-import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.engine.ThrottledLog;
 import dev.llmratelimit.http.ErrorResponse;
 import dev.llmratelimit.http.RateLimitHeaderValues;
 import dev.llmratelimit.identity.Caller;
-import dev.llmratelimit.usage.TokenCounter;
+import dev.llmratelimit.wait.WaitRoom;
+import jakarta.servlet.DispatcherType;
 import jakarta.inject.Inject;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -40,6 +41,9 @@ public class RateLimitFilter implements Filter {
     /** Request attribute that marks a request as already limited, so a second filter instance skips it. */
     public static final String LIMITED = RateLimitFilter.class.getName() + ".LIMITED";
 
+    /** Response header naming the model the client asked for when a fallback served it. */
+    public static final String FALLBACK_FROM = "x-ratelimit-fallback-from";
+
     private static final ThrottledLog INTERNAL_FAILURES = new ThrottledLog(RateLimitFilter.class, System.Logger.Level.ERROR);
 
     @Inject
@@ -60,26 +64,34 @@ public class RateLimitFilter implements Filter {
     }
 
     /**
-     * Uses the shared CDI runtime where there is one and the filter has no init-params; otherwise
-     * (no CDI, or init-params that configure this filter) builds its own from MicroProfile Config
+     * Uses the shared CDI runtime where there is one and the filter has no init-params, or the one
+     * {@link RateLimitStartup} built at start-up where there is no CDI; otherwise (init-params that
+     * configure this filter, or no start-up listener) builds its own from MicroProfile Config
      * overlaid with the init-params, still with the application's resolver bean if CDI has one.
      */
     @Override
     public void init(FilterConfig config) {
-        if (runtime != null) {
-            return;
-        }
-        boolean hasInitParameters = config.getInitParameterNames().hasMoreElements();
-        if (context != null && !hasInitParameters) {
-            runtime = context.runtime();
-        } else {
-            runtime = RateLimitRuntime.create(RateLimitProperties.withInitParameters(
-                    RateLimitProperties.fromMicroProfileConfig(), config.getInitParameterNames(),
-                    config::getInitParameter), context == null ? null : context.applicationCallerResolver());
-            runtime.configurationOrigin("MicroProfile Config with the filter's init-params");
-            ownsRuntime = true;
+        if (runtime == null) {
+            runtime = runtimeFor(config);
         }
         status = new StatusEndpoint(runtime.statusSettings(), runtime.status());
+    }
+
+    private RateLimitRuntime runtimeFor(FilterConfig config) {
+        boolean hasInitParameters = config.getInitParameterNames().hasMoreElements();
+        if (context != null && !hasInitParameters) {
+            return context.runtime();
+        }
+        if (!hasInitParameters && config.getServletContext().getAttribute(RateLimitStartup.RUNTIME)
+                instanceof RateLimitRuntime started) {
+            return started;      // RateLimitStartup built it and closes it
+        }
+        RateLimitRuntime own = RateLimitRuntime.create(RateLimitProperties.withInitParameters(
+                RateLimitProperties.fromMicroProfileConfig(), config.getInitParameterNames(),
+                config::getInitParameter), context == null ? null : context.applicationCallerResolver());
+        own.configurationOrigin("MicroProfile Config with the filter's init-params");
+        ownsRuntime = true;
+        return own;
     }
 
     @Override
@@ -93,6 +105,10 @@ public class RateLimitFilter implements Filter {
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
             throws IOException, ServletException {
         if (req instanceof HttpServletRequest request && res instanceof HttpServletResponse response
+                && request.getDispatcherType() == DispatcherType.ASYNC
+                && request.getAttribute(WaitingRequest.RESUMED) instanceof WaitingRequest.Resumed resumed) {
+            resume(request, response, chain, resumed);
+        } else if (req instanceof HttpServletRequest request && res instanceof HttpServletResponse response
                 && applies(request)) {
             request.setAttribute(LIMITED, Boolean.TRUE);
             limit(request, response, chain);
@@ -105,7 +121,7 @@ public class RateLimitFilter implements Filter {
     }
 
     private boolean applies(HttpServletRequest request) {
-        return runtime.settings().enabled()
+        return runtime.settings().filterEnabled()
                 && "POST".equalsIgnoreCase(request.getMethod())
                 && request.getAttribute(LIMITED) == null
                 && ChatPaths.matches(runtime.settings().paths(), request);
@@ -128,33 +144,89 @@ public class RateLimitFilter implements Filter {
             JsonErrors.write(response, 400, JsonErrors.INVALID_REQUEST, "invalid_request", e.getMessage());
             return;
         }
-        Admission admission;
+        Caller caller;
+        ModelChoice choice;
         try {
-            admission = admit(request, chat, json);
+            caller = runtime.callerResolver().resolve(request.getUserPrincipal());
+            choice = new ModelChooser(runtime).choose(caller, chat, json);
         } catch (RuntimeException e) {
             INTERNAL_FAILURES.log("Rate limiting failed; request passed through unlimited", e);
             chain.doFilter(new BufferedBodyRequest(request, body, null), response);
             return;
         }
+        Admission admission = choice.admission();
         if (!admission.permitsCall()) {
-            refuse(response, admission);
+            if (!waitForCapacity(request, response, caller, choice, chat, body, json)) {
+                refuse(response, admission);
+            }
         } else if (admission.plan() == null) {
             // An unconfigured model (also one that shadow mode lets through): untouched, nothing to count.
             chain.doFilter(new BufferedBodyRequest(request, body, null), response);
         } else {
-            run(request, response, chain, admission, chat, body, json);
+            run(request, response, chain, choice, chat, body, json, -1);
         }
     }
 
-    /** Calls the application with the admitted request and a response that records its usage. */
-    private void run(HttpServletRequest request, HttpServletResponse response, FilterChain chain, Admission admission,
-                     ChatRequest chat, byte[] body, byte[] json) throws IOException, ServletException {
+    /**
+     * Lets a refused request wait for capacity when its model and pool allow it (SPEC section 15);
+     * {@code false} when it cannot wait and is to be refused now.
+     */
+    private boolean waitForCapacity(HttpServletRequest request, HttpServletResponse response, Caller caller,
+                                    ModelChoice refusal, ChatRequest chat, byte[] body, byte[] json)
+            throws IOException {
+        Admission admission = refusal.admission();
+        WaitRoom room = runtime.waitRoom();
+        if (room == null || admission.outcome() != Admission.Outcome.REFUSED || !request.isAsyncSupported()) {
+            return false;
+        }
+        String pool = admission.plan().pool();
+        long maxWait = runtime.waitPolicy().maxWait(chat.model(), pool).toMillis();
+        if (maxWait <= 0) {
+            return false;
+        }
+        int rank = runtime.waitPolicy().rank(runtime.limiter().policy().model(chat.model()), pool);
+        ModelChooser chooser = new ModelChooser(runtime);
+        WaitingRequest.start(room, request, response, chat, body, json, refusal,
+                () -> chooser.choose(caller, chat, json), rank, runtime.clock(), maxWait, runtime.settings().errorStyle());
+        return true;
+    }
+
+    /** The ASYNC dispatch of a request that waited and was then admitted. */
+    private void resume(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
+                        WaitingRequest.Resumed resumed) throws IOException, ServletException {
+        request.removeAttribute(WaitingRequest.RESUMED);
+        run(request, response, chain, resumed.choice(), resumed.chat(), resumed.body(), resumed.json(),
+                resumed.waitedMillis());
+    }
+
+    /**
+     * Calls the application with the admitted request and a response that records its usage; a
+     * fallback gets the body with {@code model} rewritten.
+     *
+     * @param waitedMillis how long the request waited for capacity, or -1 when it did not wait
+     */
+    private void run(HttpServletRequest request, HttpServletResponse response, FilterChain chain, ModelChoice choice,
+                     ChatRequest asked, byte[] sent, byte[] sentJson, long waitedMillis)
+            throws IOException, ServletException {
+        Admission admission = choice.admission();
+        ChatRequest chat = asked;
+        byte[] body = sent;
+        byte[] json = sentJson;
+        if (choice.fallbackFrom() != null) {
+            json = ModelRewriter.withModel(sentJson, sentJson.length, choice.model()).orElseThrow();
+            body = DeclaredCharset.fromUtf8(json, request.getCharacterEncoding());
+            chat = asked.withModel(choice.model());
+            response.setHeader(FALLBACK_FROM, choice.fallbackFrom());
+        }
+        if (waitedMillis >= 0) {
+            response.setHeader(WaitingRequest.WAITED_HEADER, Long.toString(waitedMillis));
+        }
         Optional<byte[]> askingForUsage = runtime.settings().injectStreamUsage() && chat.stream() && !chat.includeUsage()
                 ? IncludeUsageRewriter.withIncludeUsage(json, json.length)
                         .map(rewritten -> DeclaredCharset.fromUtf8(rewritten, request.getCharacterEncoding()))
                 : Optional.empty();
         RateLimitHeaderValues.forwarded(admission, response::setHeader);
-        Exchange exchange = new Exchange(admission, chat, json, response, askingForUsage.isPresent());
+        Exchange exchange = new Exchange(admission, chat, json, response, askingForUsage.isPresent(), waitRoomSignal());
         BufferedBodyRequest forwarded = new BufferedBodyRequest(request, askingForUsage.orElse(body), exchange);
         try {
             chain.doFilter(forwarded, exchange.response());
@@ -167,17 +239,13 @@ public class RateLimitFilter implements Filter {
         }
     }
 
-    /** Decides; the prompt is tokenized only when {@code token-admission=reserve} needs it for this model. */
-    private Admission admit(HttpServletRequest request, ChatRequest chat, byte[] json) {
-        Caller caller = runtime.callerResolver().resolve(request.getUserPrincipal());
-        RateLimiter limiter = runtime.limiter();
-        long promptTokens = limiter.needsPromptTokens(chat.model())
-                ? TokenCounter.forModel(chat.model()).promptTokens(json, json.length) : 0;
-        return limiter.admit(chat.model(), caller.teamPriority(), caller.ownPriority(),
-                promptTokens, chat.maxTokens(), runtime.callerLimits().planFor(caller));
+    /** Wakes the waiters when a request finishes: its slot, refund or settlement may be the capacity they wait for. */
+    private Runnable waitRoomSignal() {
+        WaitRoom room = runtime.waitRoom();
+        return room == null ? () -> { } : room::signal;
     }
 
-    private static void refuse(HttpServletResponse response, Admission admission) throws IOException {
-        JsonErrors.write(response, ErrorResponse.refusal(admission));
+    private void refuse(HttpServletResponse response, Admission admission) throws IOException {
+        JsonErrors.write(response, ErrorResponse.refusal(admission, runtime.settings().errorStyle()));
     }
 }

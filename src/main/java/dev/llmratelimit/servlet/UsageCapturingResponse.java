@@ -1,5 +1,6 @@
 package dev.llmratelimit.servlet;
 
+import dev.llmratelimit.http.RateLimitHeaderValues;
 import dev.llmratelimit.usage.JsonBodyObserver;
 import dev.llmratelimit.usage.ResponseBodyObserver;
 import dev.llmratelimit.usage.SseBodyObserver;
@@ -104,16 +105,54 @@ final class UsageCapturingResponse extends HttpServletResponseWrapper {
 
     @Override
     public void setHeader(String name, String value) {
-        if (!isStrippingStream() || !"content-length".equalsIgnoreCase(name)) {
+        if (accepts(name)) {
             super.setHeader(name, value);
         }
     }
 
     @Override
     public void addHeader(String name, String value) {
-        if (!isStrippingStream() || !"content-length".equalsIgnoreCase(name)) {
+        if (accepts(name)) {
             super.addHeader(name, value);
         }
+    }
+
+    @Override
+    public void setIntHeader(String name, int value) {
+        if (accepts(name)) {
+            super.setIntHeader(name, value);
+        }
+    }
+
+    @Override
+    public void addIntHeader(String name, int value) {
+        if (accepts(name)) {
+            super.addIntHeader(name, value);
+        }
+    }
+
+    @Override
+    public void setDateHeader(String name, long date) {
+        if (accepts(name)) {
+            super.setDateHeader(name, date);
+        }
+    }
+
+    @Override
+    public void addDateHeader(String name, long date) {
+        if (accepts(name)) {
+            super.addDateHeader(name, date);
+        }
+    }
+
+    /**
+     * The filter's {@code x-ratelimit-*} headers describe this limiter, so the application's own
+     * (an upstream's, copied by a proxy) are dropped rather than mixed in; a stripped stream's length
+     * is no longer the application's.
+     */
+    private boolean accepts(String name) {
+        return !RateLimitHeaderValues.isRateLimitHeader(name)
+                && (!isStrippingStream() || !"content-length".equalsIgnoreCase(name));
     }
 
     private boolean isStrippingStream() {
