@@ -6,15 +6,13 @@ import dev.llmratelimit.engine.CallerPlan;
 import dev.llmratelimit.engine.CallerScope;
 import dev.llmratelimit.engine.CounterStore;
 import dev.llmratelimit.engine.DecisionObserver;
-import dev.llmratelimit.engine.DecisionPlan;
 import dev.llmratelimit.engine.RateLimiter;
-import dev.llmratelimit.engine.StoreUnavailableException;
-import dev.llmratelimit.engine.Verdict;
 import dev.llmratelimit.observe.otel.OpenTelemetryTelemetry;
 import dev.llmratelimit.policy.RateLimitPolicy;
 import dev.llmratelimit.store.memory.MemoryCallerLimitStore;
 import dev.llmratelimit.store.memory.MemoryCounterStore;
 import dev.llmratelimit.testsupport.MutableClock;
+import dev.llmratelimit.testsupport.UnavailableCounterStore;
 import dev.llmratelimit.usage.Usage;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.Span;
@@ -147,7 +145,7 @@ class OpenTelemetryMetricsTest {
 
     @Test
     void storeFailuresAreCountedByOperation() {
-        RateLimiter limiter = limiter(new FailingStore(), "models.m.rpm=10", "models.m.tpm=100");
+        RateLimiter limiter = limiter(new UnavailableCounterStore(), "models.m.rpm=10", "models.m.tpm=100");
         for (int i = 0; i < 3; i++) {
             assertThat(limiter.admit("m", null).outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_OPEN);
         }
@@ -199,18 +197,5 @@ class OpenTelemetryMetricsTest {
     private static io.opentelemetry.api.common.Attributes decision(String model, String pool, String outcome,
                                                                    String limit, String mode, boolean shadow) {
         return attributes("model", model, "pool", pool, "outcome", outcome, "limit", limit, "mode", mode, "shadow", shadow);
-    }
-
-    /** A store whose server never answers. */
-    private static final class FailingStore implements CounterStore {
-        @Override
-        public Verdict decide(DecisionPlan plan, long tokenEstimate) {
-            throw new StoreUnavailableException("down", null);
-        }
-
-        @Override
-        public void record(DecisionPlan plan, long tokens, long windowEnd) {
-            throw new StoreUnavailableException("down", null);
-        }
     }
 }
