@@ -26,16 +26,18 @@ public final class DemoServer implements AutoCloseable {
 
     private final EmbeddedTomcat tomcat;
     private final RateLimitRuntime runtime;
+    private final PrometheusMetrics metrics = new PrometheusMetrics();
     private final int port;
 
     private DemoServer(SmallRyeConfig config, int port) throws Exception {
         DemoSettings settings = DemoSettings.from(config);
         runtime = RateLimitRuntime.create(ConfigurationLoader.of("the demo's configuration",
-                () -> MicroProfileProperties.read(config)), null, Clock.systemUTC());
+                () -> MicroProfileProperties.read(config)), null, Clock.systemUTC(), metrics.telemetry());
         tomcat = new EmbeddedTomcat(port)
                 .filter("demo-auth", new BearerKeyAuthFilter(settings.keys()), "/*")
                 .filter("llm-ratelimit", new RateLimitFilter(runtime), "/*")
-                .servlet("chat", chatServlet(config, settings), "/v1/chat/completions", "/chat/completions");
+                .servlet("chat", chatServlet(config, settings), "/v1/chat/completions", "/chat/completions")
+                .servlet("metrics", metrics.servlet(), "/metrics");
         this.port = tomcat.start();
     }
 
@@ -87,6 +89,7 @@ public final class DemoServer implements AutoCloseable {
     public void close() throws Exception {
         tomcat.close();
         runtime.close();
+        metrics.close();
     }
 
     public static void main(String[] args) throws Exception {

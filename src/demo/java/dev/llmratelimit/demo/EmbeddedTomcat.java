@@ -6,6 +6,7 @@ import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.Wrapper;
 import org.apache.catalina.connector.Connector;
+import org.apache.catalina.servlets.DefaultServlet;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.tomcat.util.descriptor.web.FilterDef;
 import org.apache.tomcat.util.descriptor.web.FilterMap;
@@ -29,6 +30,9 @@ public final class EmbeddedTomcat implements AutoCloseable {
         tomcat.setConnector(connector);
         tomcat.getHost().setAutoDeploy(false);
         context = tomcat.addContext("", baseDir.toString());
+        // As in every real server, a default servlet answers unmapped paths (404), so filters see them too.
+        Tomcat.addServlet(context, "default", new DefaultServlet());
+        context.addServletMappingDecoded("/", "default");
     }
 
     /** At most this many container threads serve requests (the default is 200). */

@@ -3,9 +3,17 @@ package dev.llmratelimit.config;
 import dev.llmratelimit.config.ConfigurationLoader.LoadedConfiguration;
 import dev.llmratelimit.engine.CallerLimitStore;
 import dev.llmratelimit.engine.CounterStore;
+import dev.llmratelimit.engine.DecisionObserver;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.identity.CallerLimitPolicy;
 import dev.llmratelimit.identity.CallerResolver;
+import dev.llmratelimit.observe.BudgetStatus;
+import dev.llmratelimit.observe.Metrics;
+import dev.llmratelimit.observe.ObservabilitySettings;
+import dev.llmratelimit.observe.StatusReader;
+import dev.llmratelimit.observe.StatusSettings;
+import dev.llmratelimit.observe.StoreHealth;
+import dev.llmratelimit.observe.Telemetry;
 import dev.llmratelimit.policy.EnforcementMode;
 import dev.llmratelimit.policy.FallbackPolicy;
 import dev.llmratelimit.policy.RateLimitPolicy;
@@ -44,25 +52,31 @@ public final class RateLimitRuntime implements AutoCloseable {
     private final WaitRoom waitRoom;
     private ReloadSchedule schedule;
     private final CompletableFuture<Set<String>> tokenizers;
+    private final Observability observability;
+    private final StatusReader statusReader;
 
-    /** A runtime over a limiter the caller built; it has no configuration to reload. */
+    /** A runtime over a limiter the caller built; it has no configuration to reload, no metrics and no status page. */
     public RateLimitRuntime(FilterSettings settings, RateLimiter limiter, CallerResolver callerResolver,
                             CallerLimitPolicy callerLimits, AutoCloseable stores) {
-        this(new Stores(null, null, stores), null, callerResolver, Clock.systemUTC(),
+        this(new Stores(null, null, new StoreHealth("memory", Map.of(), Clock.systemUTC()), stores), null,
+                callerResolver, Clock.systemUTC(), new Observability(Telemetry.NONE, ObservabilitySettings.parse(Map.of())),
                 new Active(Map.of(), new RuntimeConfiguration(settings, limiter.policy(), callerLimits, callerResolver,
-                        FallbackPolicy.NONE, null, Optional.empty()), limiter), "a limiter built in code");
+                        FallbackPolicy.NONE, null, Optional.empty()), limiter, Metrics.NONE), "a limiter built in code");
     }
 
     private RateLimitRuntime(Stores stores, ConfigurationLoader loader, CallerResolver applicationResolver, Clock clock,
-                             Active active, String origin) {
+                             Observability observability, Active active, String origin) {
         this.stores = stores;
         this.loader = loader;
         this.applicationResolver = applicationResolver;
         this.clock = clock;
+        this.observability = observability;
         this.active = active;
         this.status = ConfigurationStatus.loaded(origin, clock.instant());
         this.waitRoom = waitRoom(active.configuration());
         this.tokenizers = TokenCounter.warmUp(active.configuration().policy().models().keySet());
+        this.statusReader = new StatusReader(this::limiter, stores.health(), this::statusPageConfiguration,
+                BudgetStatus.Source.NONE, Clock.systemUTC());
     }
 
     /** Where refused requests wait (SPEC section 15): made once, at start-up, when waiting is configured. */
@@ -91,11 +105,28 @@ public final class RateLimitRuntime implements AutoCloseable {
      * @param clock          stamps the {@link #configurationStatus()}
      */
     public static RateLimitRuntime create(ConfigurationLoader loader, CallerResolver callerResolver, Clock clock) {
+        return create(loader, callerResolver, clock, Telemetry.fromEnvironment());
+    }
+
+    /** Builds the runtime with metrics into this telemetry (unless {@code metrics.enabled=false}). */
+    public static RateLimitRuntime create(Map<String, String> properties, CallerResolver callerResolver,
+                                          Telemetry telemetry) {
+        return create(ConfigurationLoader.fixed(properties), callerResolver, Clock.systemUTC(), telemetry);
+    }
+
+    /**
+     * Builds the runtime from what the loader reads now, and again at every reload, with metrics into
+     * this telemetry (unless {@code metrics.enabled=false}; the metrics and status-page settings are
+     * read at start-up only).
+     */
+    public static RateLimitRuntime create(ConfigurationLoader loader, CallerResolver callerResolver, Clock clock,
+                                          Telemetry telemetry) {
         LoadedConfiguration loaded = loader.load();
         RuntimeConfiguration configuration = RuntimeConfiguration.parse(loaded.properties(), callerResolver);
         Stores stores = stores(configuration.settings(), loaded.properties());
-        RateLimitRuntime runtime = new RateLimitRuntime(stores, loader, callerResolver, clock,
-                new Active(loaded.properties(), configuration, limiterFor(configuration.policy(), stores)), loaded.origin());
+        Observability observability = new Observability(telemetry, ObservabilitySettings.parse(loaded.properties()));
+        RateLimitRuntime runtime = new RateLimitRuntime(stores, loader, callerResolver, clock, observability,
+                active(loaded.properties(), configuration, stores, observability), loaded.origin());
         runtime.logApplied("Loaded", loaded);
         configuration.reloadInterval().ifPresent(interval -> {
             LOG.log(Level.INFO, "Re-reading the rate-limit configuration every " + interval);
@@ -104,14 +135,24 @@ public final class RateLimitRuntime implements AutoCloseable {
         return runtime;
     }
 
-    /** The one place a limiter is built from a policy: at start-up and at every reload, over the same stores. */
-    private static RateLimiter limiterFor(RateLimitPolicy policy, Stores stores) {
-        return new RateLimiter(policy, stores.counters(), stores.callers());
+    /**
+     * The one place a limiter is built from a policy: at start-up and at every reload, over the same
+     * stores, observed by the stores' health and by meters made for this policy's models and pools.
+     */
+    private static Active active(Map<String, String> properties, RuntimeConfiguration configuration, Stores stores,
+                                 Observability observability) {
+        RateLimitPolicy policy = configuration.policy();
+        Metrics metrics = observability.metricsFor(policy, stores.health());
+        RateLimiter limiter = new RateLimiter(policy, stores.counters(), stores.callers(),
+                DecisionObserver.both(stores.health(), metrics));
+        metrics.watch(limiter);
+        return new Active(properties, configuration, limiter, metrics);
     }
 
     private static Stores stores(FilterSettings settings, Map<String, String> properties) {
         if (!settings.store().equals("redis")) {
-            return new Stores(new MemoryCounterStore(), new MemoryCallerLimitStore(), () -> { });
+            return new Stores(new MemoryCounterStore(), new MemoryCallerLimitStore(),
+                    new StoreHealth("memory", Map.of(), Clock.systemUTC()), () -> { });
         }
         return RedisRuntime.stores(properties);
     }
@@ -137,7 +178,9 @@ public final class RateLimitRuntime implements AutoCloseable {
             }
             RuntimeConfiguration next = RuntimeConfiguration.parse(loaded.properties(), applicationResolver);
             RestartOnlyProperties.warnIfChanged(active.properties(), loaded.properties(), waitRoom == null && next.waitPolicy().waits());
-            active = new Active(loaded.properties(), next, limiterFor(next.policy(), stores));
+            Active previous = active;
+            active = active(loaded.properties(), next, stores, observability);
+            previous.metrics().close();
             status = ConfigurationStatus.loaded(loaded.origin(), now);
             logApplied("Reloaded", loaded);
             return true;
@@ -155,6 +198,30 @@ public final class RateLimitRuntime implements AutoCloseable {
         LOG.log(Level.INFO, verb + " the rate-limit configuration from " + loaded.origin() + " at " + status.loadedAt()
                 + ": " + PolicyTable.summary(active.configuration().policy()));
         loaded.notes().forEach(note -> LOG.log(Level.INFO, note));
+    }
+
+    /** The running configuration as the status page shows it: origin, fingerprint, load and last reload attempt. */
+    private dev.llmratelimit.observe.ConfigurationStatus statusPageConfiguration() {
+        ConfigurationStatus current = status;
+        dev.llmratelimit.observe.ConfigurationStatus shown = dev.llmratelimit.observe.ConfigurationStatus.loaded(
+                current.origin(), active.properties(), current.loadedAt());
+        return current.lastCheckedAt().equals(current.loadedAt()) && current.lastError() == null ? shown
+                : shown.reloaded(new dev.llmratelimit.observe.ConfigurationStatus.Reload(current.lastCheckedAt(),
+                        current.lastError() == null, current.lastError()));
+    }
+
+    /** The meters of the running policy; budgets report their spend through {@link Metrics#spent}. */
+    public Metrics metrics() {
+        return active.metrics();
+    }
+
+    public StatusSettings statusSettings() {
+        return observability.settings().status();
+    }
+
+    /** Reads what the status page shows. */
+    public StatusReader status() {
+        return statusReader;
     }
 
     /** What the running configuration was loaded from, when, and why the last reading was refused, if it was. */
@@ -209,6 +276,7 @@ public final class RateLimitRuntime implements AutoCloseable {
 
     @Override
     public void close() {
+        active.metrics().close();
         if (schedule != null) {
             schedule.close();
         }
@@ -222,11 +290,23 @@ public final class RateLimitRuntime implements AutoCloseable {
         }
     }
 
-    /** The configuration in force, its properties (to see whether a reading changed anything) and its limiter. */
-    private record Active(Map<String, String> properties, RuntimeConfiguration configuration, RateLimiter limiter) {
+    /**
+     * The configuration in force, its properties (to see whether a reading changed anything), its
+     * limiter and the meters made for its models and pools.
+     */
+    private record Active(Map<String, String> properties, RuntimeConfiguration configuration, RateLimiter limiter,
+                          Metrics metrics) {
     }
 
-    /** The stores every limiter of this runtime shares, and how to close them. */
-    record Stores(CounterStore counters, CallerLimitStore callers, AutoCloseable closer) {
+    /** The stores every limiter of this runtime shares, their health, and how to close them. */
+    record Stores(CounterStore counters, CallerLimitStore callers, StoreHealth health, AutoCloseable closer) {
+    }
+
+    /** Where meters go and whether there are any (read at start-up). */
+    private record Observability(Telemetry telemetry, ObservabilitySettings settings) {
+
+        Metrics metricsFor(RateLimitPolicy policy, StoreHealth health) {
+            return (settings.metricsEnabled() ? telemetry : Telemetry.NONE).metrics(policy, health);
+        }
     }
 }

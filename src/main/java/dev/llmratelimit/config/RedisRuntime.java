@@ -1,5 +1,6 @@
 package dev.llmratelimit.config;
 
+import dev.llmratelimit.observe.StoreHealth;
 import dev.llmratelimit.store.CircuitBreaker;
 import dev.llmratelimit.store.CircuitBreakerSettings;
 import dev.llmratelimit.store.CircuitBreakingCallerLimitStore;
@@ -35,6 +36,6 @@ final class RedisRuntime {
         return new RateLimitRuntime.Stores(
                 new CircuitBreakingCounterStore(RedisCounterStore.using(client, redis.keyPrefix()), breaker),
                 new CircuitBreakingCallerLimitStore(RedisCallerLimitStore.using(client, redis.keyPrefix()), breaker),
-                client::shutdown);
+                new StoreHealth("redis", Map.of("redis", breaker), Clock.systemUTC()), client::shutdown);
     }
 }

@@ -36,25 +36,26 @@ public final class Admission {
     private final ExpectedOutput expectedOutput;
     private final CallerTicket callerTicket;
     private final CallerRefusal callerRefusal;
+    private final DecisionObserver observer;
     private final AtomicBoolean finished = new AtomicBoolean();
 
     /**
      * @param reserved       the tokens the decision reserved ({@code token-admission=reserve}), else 0
      * @param expectedOutput the expectation the estimate used, taught by the response; {@code null} if none
      */
-    Admission(Outcome outcome, DecisionPlan plan, Verdict verdict, boolean shadow,
-              CounterStore store, RateLimitType rateLimitType, long reserved, ExpectedOutput expectedOutput) {
-        this(outcome, plan, verdict, shadow, store, rateLimitType, reserved, expectedOutput, null, null);
+    Admission(Outcome outcome, DecisionPlan plan, Verdict verdict, boolean shadow, CounterStore store,
+              RateLimitType rateLimitType, long reserved, ExpectedOutput expectedOutput, DecisionObserver observer) {
+        this(outcome, plan, verdict, shadow, store, rateLimitType, reserved, expectedOutput, null, null, observer);
     }
 
     Admission(Outcome outcome, DecisionPlan plan, Verdict verdict, boolean shadow,
-              CounterStore store, RateLimitType rateLimitType) {
-        this(outcome, plan, verdict, shadow, store, rateLimitType, 0, null);
+              CounterStore store, RateLimitType rateLimitType, DecisionObserver observer) {
+        this(outcome, plan, verdict, shadow, store, rateLimitType, 0, null, observer);
     }
 
     private Admission(Outcome outcome, DecisionPlan plan, Verdict verdict, boolean shadow, CounterStore store,
                       RateLimitType rateLimitType, long reserved, ExpectedOutput expectedOutput,
-                      CallerTicket callerTicket, CallerRefusal callerRefusal) {
+                      CallerTicket callerTicket, CallerRefusal callerRefusal, DecisionObserver observer) {
         this.outcome = outcome;
         this.plan = plan;
         this.verdict = verdict;
@@ -65,20 +66,23 @@ public final class Admission {
         this.expectedOutput = expectedOutput;
         this.callerTicket = callerTicket;
         this.callerRefusal = callerRefusal;
+        this.observer = observer;
     }
 
     /** A request that a per-caller limit refused before any model counter was asked. */
-    static Admission refusedByCaller(DecisionPlan plan, CallerRefusal refusal, boolean shadow, RateLimitType rateLimitType) {
-        return new Admission(Outcome.REFUSED, plan, null, shadow, null, rateLimitType, 0, null, null, refusal);
+    static Admission refusedByCaller(DecisionPlan plan, CallerRefusal refusal, boolean shadow,
+                                     RateLimitType rateLimitType, DecisionObserver observer) {
+        return new Admission(Outcome.REFUSED, plan, null, shadow, null, rateLimitType, 0, null, null, refusal, observer);
     }
 
     /** This admission, also holding the caller's counters until it finishes. */
     Admission holding(CallerTicket ticket) {
-        return new Admission(outcome, plan, verdict, shadow, store, rateLimitType, reserved, expectedOutput, ticket, null);
+        return new Admission(outcome, plan, verdict, shadow, store, rateLimitType, reserved, expectedOutput, ticket, null,
+                observer);
     }
 
     static Admission unlimited() {
-        return new Admission(Outcome.UNLIMITED, null, null, false, null, RateLimitType.TOTAL);
+        return new Admission(Outcome.UNLIMITED, null, null, false, null, RateLimitType.TOTAL, DecisionObserver.NONE);
     }
 
     public Outcome outcome() {
@@ -180,6 +184,7 @@ public final class Admission {
     }
 
     private void settle(Usage usage) {
+        observer.recorded(plan, usage);
         if (plan.limitsTokens()) {
             add(usage.tokens(rateLimitType) - reserved);
         }
@@ -196,6 +201,7 @@ public final class Admission {
                 store.record(plan, tokens);
             }
         } catch (StoreUnavailableException e) {
+            observer.storeFailed(DecisionObserver.StoreOperation.RECORD);
             RECORD_FAILURES.log("Could not record " + tokens + " tokens for a request", e);
         }
     }

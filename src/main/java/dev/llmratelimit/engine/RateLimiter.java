@@ -26,6 +26,7 @@ public final class RateLimiter {
     private final RateLimitPolicy policy;
     private final CounterStore store;
     private final CallerLimitStore callerStore;
+    private final DecisionObserver observer;
     private final Map<String, ModelPlans> plans = new HashMap<>();
 
     public RateLimiter(RateLimitPolicy policy, CounterStore store) {
@@ -34,9 +35,16 @@ public final class RateLimiter {
 
     /** @param callerStore where per-caller counters live; {@code null} when no caller limit is enforced */
     public RateLimiter(RateLimitPolicy policy, CounterStore store, CallerLimitStore callerStore) {
+        this(policy, store, callerStore, DecisionObserver.NONE);
+    }
+
+    /** @param observer told of every decision, settlement and store failure */
+    public RateLimiter(RateLimitPolicy policy, CounterStore store, CallerLimitStore callerStore,
+                       DecisionObserver observer) {
         this.policy = policy;
         this.store = store;
         this.callerStore = callerStore;
+        this.observer = observer;
         long windowMillis = policy.window().toMillis();
         boolean sliding = policy.windowMode() == WindowMode.SLIDING;
         policy.models().forEach((name, model) -> plans.put(name, new ModelPlans(model, windowMillis, sliding)));
@@ -84,14 +92,47 @@ public final class RateLimiter {
      * @param maxOutputTokens the request's {@code max_completion_tokens}/{@code max_tokens}, or {@link #UNKNOWN_OUTPUT}
      */
     public Admission admit(String model, String preferred, String fallback, long promptTokens, long maxOutputTokens) {
+        long start = System.nanoTime();
         ModelPlans modelPlans = plans.get(model);
-        return modelPlans == null ? unconfigured() : decide(modelPlans, preferred, fallback, promptTokens, maxOutputTokens);
+        Admission admission = modelPlans == null ? unconfigured()
+                : decide(modelPlans, preferred, fallback, promptTokens, maxOutputTokens);
+        observer.decided(admission, System.nanoTime() - start);
+        return admission;
+    }
+
+    /** The plans of every pool of a configured model, in pool-index order; empty for another model. */
+    public List<DecisionPlan> plansOf(String model) {
+        ModelPlans modelPlans = plans.get(model);
+        return modelPlans == null ? List.of() : modelPlans.inPoolOrder;
+    }
+
+    /**
+     * The counters of a configured model as its next decision would see them, read without
+     * changing anything; {@code null} for a model that is not configured. A failure is reported
+     * to the observer as a failed {@link DecisionObserver.StoreOperation#SNAPSHOT}.
+     *
+     * @throws StoreUnavailableException when the store cannot answer or takes no snapshots
+     */
+    public ModelCounters snapshot(String model) {
+        ModelPlans modelPlans = plans.get(model);
+        if (modelPlans == null) {
+            return null;
+        }
+        try {
+            if (!(store instanceof CounterSnapshots snapshots)) {
+                throw new StoreUnavailableException("The counter store takes no snapshots", null);
+            }
+            return snapshots.snapshot(modelPlans.inPoolOrder);
+        } catch (StoreUnavailableException e) {
+            observer.storeFailed(DecisionObserver.StoreOperation.SNAPSHOT);
+            throw e;
+        }
     }
 
     private Admission unconfigured() {
         return policy.rejectUnknownModels()
                 ? new Admission(Admission.Outcome.UNKNOWN_MODEL, null, null, policy.mode() == EnforcementMode.SHADOW,
-                        store, policy.rateLimitType())
+                        store, policy.rateLimitType(), observer)
                 : Admission.unlimited();
     }
 
@@ -106,12 +147,13 @@ public final class RateLimiter {
             Admission.Outcome outcome = verdict.admitted() ? Admission.Outcome.ADMITTED : Admission.Outcome.REFUSED;
             ExpectedOutput taught = reserve && maxOutputTokens < 0 && policy.rateLimitType() != RateLimitType.INPUT
                     ? modelPlans.expectedOutput : null;
-            return new Admission(outcome, plan, verdict, shadow, store, policy.rateLimitType(), estimate, taught);
+            return new Admission(outcome, plan, verdict, shadow, store, policy.rateLimitType(), estimate, taught, observer);
         } catch (StoreUnavailableException e) {
+            observer.storeFailed(DecisionObserver.StoreOperation.DECIDE);
             boolean open = policy.onStoreFailure() == StoreFailureMode.FAIL_OPEN;
             STORE_FAILURES.log("Counter store unavailable, request " + (open ? "admitted (fail-open)" : "refused (fail-closed)"), e);
             return new Admission(open ? Admission.Outcome.STORE_FAILED_OPEN : Admission.Outcome.STORE_FAILED_CLOSED,
-                    plan, null, shadow, store, policy.rateLimitType());
+                    plan, null, shadow, store, policy.rateLimitType(), observer);
         }
     }
 
@@ -130,6 +172,14 @@ public final class RateLimiter {
      */
     public Admission admit(String model, String preferred, String fallback, long promptTokens,
                            long maxOutputTokens, CallerPlan callerPlan) {
+        long start = System.nanoTime();
+        Admission admission = admitWithCaller(model, preferred, fallback, promptTokens, maxOutputTokens, callerPlan);
+        observer.decided(admission, System.nanoTime() - start);
+        return admission;
+    }
+
+    private Admission admitWithCaller(String model, String preferred, String fallback, long promptTokens,
+                                      long maxOutputTokens, CallerPlan callerPlan) {
         ModelPlans modelPlans = plans.get(model);
         if (modelPlans == null) {
             return unconfigured();
@@ -141,17 +191,18 @@ public final class RateLimiter {
         try {
             callerVerdict = callerStore.acquire(callerPlan);
         } catch (StoreUnavailableException e) {
+            observer.storeFailed(DecisionObserver.StoreOperation.CALLER_ACQUIRE);
             if (policy.onStoreFailure() == StoreFailureMode.FAIL_OPEN) {
                 STORE_FAILURES.log("Caller limit store unavailable, caller limits skipped (fail-open)", e);
                 return decide(modelPlans, preferred, fallback, promptTokens, maxOutputTokens);
             }
             STORE_FAILURES.log("Caller limit store unavailable, request refused (fail-closed)", e);
             return new Admission(Admission.Outcome.STORE_FAILED_CLOSED, modelPlans.planFor(preferred, fallback),
-                    null, policy.mode() == EnforcementMode.SHADOW, store, policy.rateLimitType());
+                    null, policy.mode() == EnforcementMode.SHADOW, store, policy.rateLimitType(), observer);
         }
         if (!callerVerdict.admitted()) {
             return Admission.refusedByCaller(modelPlans.planFor(preferred, fallback), callerVerdict.refusal(),
-                    policy.mode() == EnforcementMode.SHADOW, policy.rateLimitType());
+                    policy.mode() == EnforcementMode.SHADOW, policy.rateLimitType(), observer);
         }
         CallerTicket ticket = new CallerTicket(callerPlan, callerVerdict.hold(), callerStore);
         Admission admission;
@@ -185,6 +236,7 @@ public final class RateLimiter {
         private final ModelPolicy model;
         private final ExpectedOutput expectedOutput;
         private final Map<String, DecisionPlan> byPool = new HashMap<>();
+        private final List<DecisionPlan> inPoolOrder;
 
         ModelPlans(ModelPolicy model, long windowMillis, boolean sliding) {
             this.model = model;
@@ -198,6 +250,7 @@ public final class RateLimiter {
                         ModelPolicy.poolLimit(model.rpm(), share), ModelPolicy.poolLimit(model.tpm(), share),
                         model.poolsEnforced(), model.saturationThreshold(), windowMillis, sliding));
             }
+            inPoolOrder = pools.stream().map(byPool::get).toList();
         }
 
         DecisionPlan planFor(String preferred, String fallback) {

@@ -53,6 +53,7 @@ public class RateLimitFilter implements Filter {
 
     private RateLimitRuntime runtime;
     private boolean ownsRuntime;
+    private StatusEndpoint status;
 
     /** For containers that instantiate the filter themselves (web.xml, web-fragment.xml, CDI). */
     public RateLimitFilter() {
@@ -61,6 +62,7 @@ public class RateLimitFilter implements Filter {
     /** For programmatic registration with a runtime the application built and will close. */
     public RateLimitFilter(RateLimitRuntime runtime) {
         this.runtime = runtime;
+        this.status = new StatusEndpoint(runtime.statusSettings(), runtime.status());
     }
 
     /**
@@ -71,24 +73,27 @@ public class RateLimitFilter implements Filter {
      */
     @Override
     public void init(FilterConfig config) {
-        if (runtime != null) {
-            return;
+        if (runtime == null) {
+            runtime = runtimeFor(config);
         }
+        status = new StatusEndpoint(runtime.statusSettings(), runtime.status());
+    }
+
+    private RateLimitRuntime runtimeFor(FilterConfig config) {
         boolean hasInitParameters = config.getInitParameterNames().hasMoreElements();
         if (context != null && !hasInitParameters) {
-            runtime = context.runtime();
-            return;
+            return context.runtime();
         }
         if (!hasInitParameters && config.getServletContext().getAttribute(RateLimitStartup.RUNTIME)
                 instanceof RateLimitRuntime started) {
-            runtime = started;      // RateLimitStartup built it and closes it
-            return;
+            return started;      // RateLimitStartup built it and closes it
         }
-        runtime = RateLimitRuntime.create(ConfigurationLoader.of("MicroProfile Config and init-params of filter "
+        RateLimitRuntime own = RateLimitRuntime.create(ConfigurationLoader.of("MicroProfile Config and init-params of filter "
                         + config.getFilterName(), () -> RateLimitProperties.withInitParameters(
                         RateLimitProperties.fromMicroProfileConfig(), config.getInitParameterNames(), config::getInitParameter)),
                 context == null ? null : context.applicationCallerResolver(), Clock.systemUTC());
         ownsRuntime = true;
+        return own;
     }
 
     @Override
@@ -109,6 +114,9 @@ public class RateLimitFilter implements Filter {
                 && applies(request)) {
             request.setAttribute(LIMITED, Boolean.TRUE);
             limit(request, response, chain);
+        } else if (req instanceof HttpServletRequest request && res instanceof HttpServletResponse response
+                && status.serves(request)) {
+            status.serve(request, response);
         } else {
             chain.doFilter(req, res);
         }

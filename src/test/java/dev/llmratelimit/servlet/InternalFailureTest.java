@@ -3,10 +3,7 @@ package dev.llmratelimit.servlet;
 import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.config.FilterSettings;
 import dev.llmratelimit.engine.CounterStore;
-import dev.llmratelimit.engine.DecisionPlan;
 import dev.llmratelimit.engine.RateLimiter;
-import dev.llmratelimit.engine.StoreUnavailableException;
-import dev.llmratelimit.engine.Verdict;
 import dev.llmratelimit.identity.Caller;
 import dev.llmratelimit.identity.CallerLimitPolicy;
 import dev.llmratelimit.policy.RateLimitPolicy;
@@ -14,6 +11,7 @@ import dev.llmratelimit.testsupport.FilterServer;
 import dev.llmratelimit.demo.EmbeddedTomcat;
 import dev.llmratelimit.identity.CallerResolver;
 import dev.llmratelimit.testsupport.Http;
+import dev.llmratelimit.testsupport.UnavailableCounterStore;
 import org.junit.jupiter.api.Test;
 
 import java.net.http.HttpResponse;
@@ -47,17 +45,7 @@ class InternalFailureTest {
 
     @Test
     void aFailedStoreWithFailOpenAdmitsAndNamesThePool() throws Exception {
-        CounterStore down = new CounterStore() {
-            @Override
-            public Verdict decide(DecisionPlan plan, long tokenEstimate) {
-                throw new StoreUnavailableException("down", null);
-            }
-
-            @Override
-            public void record(DecisionPlan plan, long tokens, long windowEnd) {
-                throw new StoreUnavailableException("down", null);
-            }
-        };
+        CounterStore down = new UnavailableCounterStore();
         RateLimitPolicy policy = policy("models.m.rpm=1", "reservation.prod=0.5");
         RateLimitRuntime runtime = new RateLimitRuntime(FilterSettings.parse(Map.of()), new RateLimiter(policy, down),
                 principal -> new Caller("alice", null, null, "prod"),

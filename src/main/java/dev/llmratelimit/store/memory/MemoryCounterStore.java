@@ -1,13 +1,16 @@
 package dev.llmratelimit.store.memory;
 
+import dev.llmratelimit.engine.CounterSnapshots;
 import dev.llmratelimit.engine.CounterStore;
 import dev.llmratelimit.engine.DecisionPlan;
 import dev.llmratelimit.engine.DecisionRule;
+import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.Verdict;
 import dev.llmratelimit.engine.WindowCounts;
 
 import java.time.Clock;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
@@ -16,7 +19,7 @@ import java.util.concurrent.ConcurrentMap;
  * plans for (configured models); windows roll in place, so memory is bounded by configured models
  * times their pools.
  */
-public final class MemoryCounterStore implements CounterStore {
+public final class MemoryCounterStore implements CounterStore, CounterSnapshots {
 
     private final Clock clock;
     private final ConcurrentMap<String, ModelWindow> windows = new ConcurrentHashMap<>();
@@ -68,6 +71,19 @@ public final class MemoryCounterStore implements CounterStore {
         }
     }
 
+    @Override
+    public ModelCounters snapshot(List<DecisionPlan> plans) {
+        DecisionPlan plan = plans.get(0);
+        ModelWindow window = windows.get(plan.model());
+        if (window == null) {
+            return ModelCounters.idle(plan.poolCount());
+        }
+        long now = clock.millis();
+        synchronized (window) {
+            return ModelCounters.read(plan, window.end, now, window.current.fields(), window.previous.fields());
+        }
+    }
+
     private ModelWindow windowOf(DecisionPlan plan) {
         ModelWindow window = windows.get(plan.model());
         return window != null ? window : windows.computeIfAbsent(plan.model(), m -> new ModelWindow(plan.poolCount()));
@@ -89,6 +105,18 @@ public final class MemoryCounterStore implements CounterStore {
         void addTokens(int pool, long count) {
             tokens = Math.max(0, tokens + count);
             poolTokens[pool] = Math.max(0, poolTokens[pool] + count);
+        }
+
+        /** {@code requests, tokens}, then each pool's, as {@link ModelCounters#read} wants them. */
+        long[] fields() {
+            long[] fields = new long[2 + 2 * poolRequests.length];
+            fields[0] = requests;
+            fields[1] = tokens;
+            for (int i = 0; i < poolRequests.length; i++) {
+                fields[2 + 2 * i] = poolRequests[i];
+                fields[3 + 2 * i] = poolTokens[i];
+            }
+            return fields;
         }
 
         void clear() {

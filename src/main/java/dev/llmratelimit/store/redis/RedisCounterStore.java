@@ -1,9 +1,11 @@
 package dev.llmratelimit.store.redis;
 
+import dev.llmratelimit.engine.CounterSnapshots;
 import dev.llmratelimit.engine.CounterStore;
 import dev.llmratelimit.engine.DecisionPlan;
 import dev.llmratelimit.engine.DecisionRule;
 import dev.llmratelimit.engine.Limit;
+import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.StoreUnavailableException;
 import dev.llmratelimit.engine.Verdict;
 import dev.llmratelimit.engine.WindowCounts;
@@ -18,13 +20,14 @@ import java.util.concurrent.ConcurrentMap;
  * Counters in Redis, shared by every instance. A decision is one {@code decide.lua} call and a
  * recording or correction one {@code record.lua} call (each with {@code window.lua}, the window rule
  * both share, in front): one round trip each, atomic on the server, timed by the
- * server's clock. Any Redisson failure (timeout, lost connection, shutdown) becomes a
+ * server's clock; a snapshot ({@code snapshot.lua}, read only) is one round trip per model. Any Redisson failure (timeout, lost connection, shutdown) becomes a
  * {@link StoreUnavailableException}.
  */
-public final class RedisCounterStore implements CounterStore {
+public final class RedisCounterStore implements CounterStore, CounterSnapshots {
 
     static final LuaScript DECIDE = LuaScript.fromResources("window.lua", "decide.lua");
     static final LuaScript RECORD = LuaScript.fromResources("window.lua", "record.lua");
+    static final LuaScript SNAPSHOT = LuaScript.fromResources("window.lua", "snapshot.lua");
     private static final Limit[] LIMITS = Limit.values();
 
     private final ScriptRunner redis;
@@ -66,6 +69,23 @@ public final class RedisCounterStore implements CounterStore {
         ModelKeys keys = keysOf(plan);
         redis.run(RECORD, RScript.ReturnType.INTEGER, keys.key, keys.keys,
                 keys.windowMillis, keys.poolTokenField, Long.toString(tokens), Long.toString(windowEnd), keys.sliding);
+    }
+
+    @Override
+    public ModelCounters snapshot(List<DecisionPlan> plans) {
+        DecisionPlan plan = plans.get(0);
+        String key = ModelKeys.keyOf(redis.keyPrefix(), plan.model());
+        Object[] pools = plans.stream().map(DecisionPlan::pool).toArray();
+        List<Long> read = redis.run(SNAPSHOT, RScript.ReturnType.MULTI, key, List.of(key), pools);
+        int fields = 2 + 2 * pools.length;
+        long[] stored = new long[fields];
+        long[] previous = new long[fields];
+        for (int i = 0; i < fields; i++) {
+            stored[i] = read.get(2 + i);
+            previous[i] = read.get(2 + fields + i);
+        }
+        long windowEnd = read.get(1) < 0 ? Long.MIN_VALUE : read.get(1);
+        return ModelCounters.read(plan, windowEnd, read.get(0), stored, previous);
     }
 
     /** The key of a model's hash, as the scripts use it. */
