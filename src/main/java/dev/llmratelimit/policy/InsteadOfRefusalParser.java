@@ -20,6 +20,9 @@ public final class InsteadOfRefusalParser {
 
     private static final String PREFIX = PolicyParser.PREFIX;
 
+    /** The longest wait or poll interval: the room adds them to the clock's millis, which must not overflow. */
+    private static final Duration LONGEST = Duration.ofDays(1);
+
     private InsteadOfRefusalParser() {
     }
 
@@ -54,6 +57,7 @@ public final class InsteadOfRefusalParser {
         if (pollInterval.isZero() || pollInterval.isNegative()) {
             throw new PolicyException(PREFIX + "wait-poll-interval", poll, "must be longer than zero");
         }
+        requireAtMostADay(PREFIX + "wait-poll-interval", poll, pollInterval);
         return new WaitPolicy(maxWait, count(PREFIX + "max-waiters", waiters), pollInterval,
                 names(properties.getOrDefault(PREFIX + "priority-order", "")));
     }
@@ -111,7 +115,14 @@ public final class InsteadOfRefusalParser {
         if (wait.isNegative()) {
             throw new PolicyException(property, value, "must be 0 or more");
         }
+        requireAtMostADay(property, value, wait);
         return wait;
+    }
+
+    private static void requireAtMostADay(String property, String value, Duration duration) {
+        if (duration.compareTo(LONGEST) > 0) {
+            throw new PolicyException(property, value, "must be at most 1 day (PT24H)");
+        }
     }
 
     private static int count(String property, String value) {

@@ -142,7 +142,8 @@ public final class WaitRoom implements AutoCloseable {
         for (Ticket ticket : inOrder) {
             Waiter waiter = ticket.waiter;
             if (now >= waiter.deadlineMillis()) {
-                if (take(ticket)) {
+                // Decided once more: it may fit now, and the refusal it answers must be the current one (retry-after).
+                if (decide(ticket) != null && take(ticket)) {
                     run(waiter::expire);
                 }
                 continue;

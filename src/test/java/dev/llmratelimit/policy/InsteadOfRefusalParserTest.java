@@ -100,4 +100,22 @@ class InsteadOfRefusalParserTest {
         assertThatThrownBy(() -> waiting("models.a.rpm=1", "wait-poll-interval=0ms"))
                 .hasMessage("Invalid configuration llm.ratelimit.wait-poll-interval=0ms: must be longer than zero");
     }
+
+    /**
+     * A wait or poll interval beyond a day fails at start-up: unbounded, its milliseconds overflow
+     * ({@code toMillis()} throws on every refused request, a 500) or the room's next pass wraps into
+     * the past and the wait thread spins.
+     */
+    @Test
+    void waitsAndPollIntervalsLongerThanADayFailNamingTheProperty() {
+        assertThatThrownBy(() -> waiting("models.a.rpm=1", "max-wait=9999999999999h"))
+                .hasMessage("Invalid configuration llm.ratelimit.max-wait=9999999999999h: must be at most 1 day (PT24H)");
+        assertThatThrownBy(() -> waiting("models.a.rpm=1", "models.a.max-wait.dev=25h"))
+                .hasMessage("Invalid configuration llm.ratelimit.models.a.max-wait.dev=25h: must be at most 1 day (PT24H)");
+        assertThatThrownBy(() -> waiting("models.a.rpm=1", "max-wait=1s", "wait-poll-interval=9223372036854775807ms"))
+                .hasMessage("Invalid configuration llm.ratelimit.wait-poll-interval=9223372036854775807ms: "
+                        + "must be at most 1 day (PT24H)");
+        assertThat(waiting("models.a.rpm=1", "max-wait=24h", "wait-poll-interval=24h").maxWait("a", "dev"))
+                .isEqualTo(Duration.ofDays(1));
+    }
 }

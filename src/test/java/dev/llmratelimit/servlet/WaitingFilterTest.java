@@ -68,6 +68,17 @@ class WaitingFilterTest {
         assertThat(value.getAsInt()).isEqualTo(expected);
     }
 
+    /** A Go duration as the reset headers write it ({@code 59.5s}, {@code 1m0s}, {@code 12ms}) in milliseconds. */
+    private static long goMillis(String duration) {
+        if (duration.endsWith("ms")) {
+            return Long.parseLong(duration.substring(0, duration.length() - 2));
+        }
+        int minutes = duration.indexOf('m');
+        long minuteMillis = minutes < 0 ? 0 : Long.parseLong(duration.substring(0, minutes)) * 60_000;
+        String seconds = duration.substring(minutes + 1, duration.length() - 1);
+        return minuteMillis + new java.math.BigDecimal(seconds).movePointRight(3).longValueExact();
+    }
+
     private int port() {
         return ((FilterServer) server).port();
     }
@@ -97,6 +108,24 @@ class WaitingFilterTest {
         assertThat(refused.body()).isEqualTo("{\"error\":{\"message\":\"Model capacity reached for m. Priority: default, "
                 + "Rate limit type: requests, Model TPM: not configured, Model RPM: 1, Remaining: 0\","
                 + "\"type\":\"throttling_error\",\"param\":null,\"code\":\"429\"}}");
+        assertThat(app.received).hasSize(1);
+    }
+
+    /**
+     * The room's last pass before the deadline came long before it (a poll interval longer than the
+     * wait): the 429 still counts its retry-after from when the wait ended, not from when it began.
+     */
+    @Test
+    void aWaitThatEndsInRefusalCountsItsRetryAfterFromTheEndOfTheWait() throws Exception {
+        Http http = start("models.m.rpm=1", "window=60s", "max-wait=1500ms", "wait-poll-interval=10s");
+        long windowLeft = goMillis(Http.header(http.chat(null, chat("m")), "x-ratelimit-reset-requests"));
+        HttpResponse<String> refused = http.chat(null, chat("m"));
+        assertThat(refused.statusCode()).isEqualTo(429);
+        long waited = Long.parseLong(Http.header(refused, "x-ratelimit-waited-ms"));
+        assertThat(waited).isGreaterThanOrEqualTo(1_500);
+        long stillLeft = windowLeft - waited;
+        assertThat(Long.parseLong(Http.header(refused, "retry-after"))).isBetween(1L, (stillLeft + 999) / 1000);
+        assertThat(goMillis(Http.header(refused, "x-ratelimit-reset-requests"))).isLessThanOrEqualTo(stillLeft);
         assertThat(app.received).hasSize(1);
     }
 

@@ -6,7 +6,9 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -26,6 +28,9 @@ class WaitRoomTest {
     private final AtomicInteger decisions = new AtomicInteger();
     private final List<String> admitted = new ArrayList<>();
     private final List<String> expired = new ArrayList<>();
+    private final long start = clock.millis();
+    /** Per waiter, the milliseconds since the start at its last decision. */
+    private final Map<String, Long> decidedAt = new HashMap<>();
 
     @AfterEach
     void stop() {
@@ -48,6 +53,7 @@ class WaitRoomTest {
             @Override
             public WaitRoom.Refusal attempt() {
                 decisions.incrementAndGet();
+                decidedAt.put(name, clock.millis() - start);
                 if (capacity.get() > 0) {
                     capacity.decrementAndGet();
                     admitted.add(name);
@@ -87,7 +93,7 @@ class WaitRoomTest {
     }
 
     @Test
-    void aWaiterWhoseTimeIsUpGetsItsRefusalAndNoFurtherDecision() {
+    void aWaiterWhoseTimeIsUpIsDecidedOnceMoreThenGetsItsRefusal() {
         room.enter(waiter("short", 0, 1_000, "g"), 1_000);
         room.enter(waiter("long", 0, 5_000, "g"), 1_000);
         room.pass();
@@ -95,7 +101,7 @@ class WaitRoomTest {
         int before = decisions.get();
         room.pass();
         assertThat(expired).containsExactly("short");
-        assertThat(decisions.get() - before).isEqualTo(1);
+        assertThat(decisions.get() - before).isEqualTo(2);
         capacity.set(5);
         room.pass();
         assertThat(admitted).containsExactly("long");
@@ -133,5 +139,36 @@ class WaitRoomTest {
         room.enter(waiter("w2", 1, 5_000, "g"), 1_000);
         room.close();
         assertThat(expired).containsExactly("w1", "w2");
+    }
+
+    /**
+     * A waiter that later waiters of its group were not asked for in the passes before answers, at
+     * its deadline, the refusal of a decision made then: its retry-after and reset headers count from
+     * that moment, not from when it came in (SPEC section 6).
+     */
+    @Test
+    void aWaiterAnswersTheRefusalOfItsDeadlineNotOfItsArrival() {
+        room.enter(waiter("first", 0, 1_000, "g"), 1_000);
+        room.enter(waiter("second", 0, 1_000, "g"), 1_000);
+        room.pass();
+        clock.advance(Duration.ofMillis(600));
+        room.pass();                                  // "g" refuses "first": "second" is not asked
+        assertThat(decidedAt).containsEntry("first", 600L).containsEntry("second", 0L);
+        clock.advance(Duration.ofMillis(400));
+        room.pass();
+        assertThat(expired).containsExactly("first", "second");
+        assertThat(decidedAt).containsEntry("first", 1_000L).containsEntry("second", 1_000L);
+    }
+
+    @Test
+    void aWaiterThatFitsAtItsDeadlineIsAdmitted() {
+        room.enter(waiter("w", 0, 1_000, "g"), 1_000);
+        room.pass();
+        clock.advance(Duration.ofMillis(1_000));
+        capacity.set(1);
+        room.pass();
+        assertThat(admitted).containsExactly("w");
+        assertThat(expired).isEmpty();
+        assertThat(room.waiters()).isZero();
     }
 }
