@@ -8,25 +8,33 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.exc.StreamConstraintsException;
 
+import dev.llmratelimit.usage.EndpointShape;
+
 import java.io.IOException;
 
 /**
- * What the filter needs from a chat-completion request body.
+ * What the filter needs from a request body of one endpoint shape (SPEC section 12).
  *
  * @param model        the {@code model} field, as sent
  * @param stream       {@code "stream": true}; any other value counts as false
- * @param maxTokens    {@code max_completion_tokens} if present, else {@code max_tokens}, else
- *                     {@link #NO_MAX_TOKENS}; a value that is not a non-negative integer counts as
- *                     absent, one beyond {@code long} as {@link Long#MAX_VALUE}
- * @param includeUsage {@code "stream_options": {"include_usage": true}}
+ * @param maxTokens    the most output tokens the whole request may produce: the shape's output cap
+ *                     ({@link OutputCap}) times its number of choices, or {@link #NO_MAX_TOKENS};
+ *                     0 for embeddings, which produce none
+ * @param includeUsage {@code "stream_options": {"include_usage": true}} (chat and legacy completions)
+ * @param shape        the endpoint shape the body was read as
  */
-public record ChatRequest(String model, boolean stream, long maxTokens, boolean includeUsage) {
+public record ChatRequest(String model, boolean stream, long maxTokens, boolean includeUsage, EndpointShape shape) {
 
     public static final long NO_MAX_TOKENS = -1;
 
+    /** A chat-completion request. */
+    public ChatRequest(String model, boolean stream, long maxTokens, boolean includeUsage) {
+        this(model, stream, maxTokens, includeUsage, EndpointShape.CHAT);
+    }
+
     /** The same request for another model (a fallback). */
     public ChatRequest withModel(String other) {
-        return new ChatRequest(other, stream, maxTokens, includeUsage);
+        return new ChatRequest(other, stream, maxTokens, includeUsage, shape);
     }
 
     /** Rejects duplicated keys at any depth, so that no two readers of one body can disagree. */
@@ -44,8 +52,18 @@ public record ChatRequest(String model, boolean stream, long maxTokens, boolean 
      *                                     key, or has no string {@code model}
      */
     public static ChatRequest parse(byte[] body, int length) throws InvalidChatRequestException {
+        return parse(body, length, EndpointShape.CHAT);
+    }
+
+    /**
+     * As {@link #parse(byte[], int)}, reading the fields of the given shape.
+     *
+     * @throws InvalidChatRequestException also when an Anthropic Messages body has no {@code max_tokens}
+     *                                     (that API requires it) or {@code n} is out of range
+     */
+    public static ChatRequest parse(byte[] body, int length, EndpointShape shape) throws InvalidChatRequestException {
         try (JsonParser parser = STRICT_JSON.createParser(body, 0, length)) {
-            return read(parser);
+            return read(parser, shape);
         } catch (StreamConstraintsException e) {
             throw new InvalidChatRequestException("The request body exceeds the JSON nesting or size limits.", null);
         } catch (JsonProcessingException e) {
@@ -58,15 +76,14 @@ public record ChatRequest(String model, boolean stream, long maxTokens, boolean 
         }
     }
 
-    private static ChatRequest read(JsonParser p) throws IOException, InvalidChatRequestException {
+    private static ChatRequest read(JsonParser p, EndpointShape shape) throws IOException, InvalidChatRequestException {
         if (p.nextToken() != JsonToken.START_OBJECT) {
             throw new InvalidChatRequestException("The request body must be a JSON object.", null);
         }
         String model = null;
         boolean stream = false;
         boolean includeUsage = false;
-        long maxTokens = NO_MAX_TOKENS;
-        long maxCompletionTokens = NO_MAX_TOKENS;
+        OutputCap cap = new OutputCap(shape);
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String name = p.currentName();
             JsonToken value = p.nextToken();
@@ -78,10 +95,8 @@ public record ChatRequest(String model, boolean stream, long maxTokens, boolean 
                     model = p.getText();
                 }
                 case "stream" -> stream = value == JsonToken.VALUE_TRUE;
-                case "max_tokens" -> maxTokens = tokenLimit(p, value);
-                case "max_completion_tokens" -> maxCompletionTokens = tokenLimit(p, value);
-                case "stream_options" -> includeUsage = includesUsage(p, value);
-                default -> { }
+                case "stream_options" -> includeUsage = shape.hasIncludeUsageOption() && includesUsage(p, value);
+                default -> cap.read(name, p, value);
             }
             p.skipChildren();
         }
@@ -93,19 +108,7 @@ public record ChatRequest(String model, boolean stream, long maxTokens, boolean 
         if (model == null) {
             throw new InvalidChatRequestException("The request body must have a string 'model' field.", "model");
         }
-        return new ChatRequest(model, stream, maxCompletionTokens != NO_MAX_TOKENS ? maxCompletionTokens : maxTokens,
-                includeUsage);
-    }
-
-    private static long tokenLimit(JsonParser p, JsonToken value) throws IOException {
-        if (value != JsonToken.VALUE_NUMBER_INT) {
-            return NO_MAX_TOKENS;
-        }
-        if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-            return p.getBigIntegerValue().signum() > 0 ? Long.MAX_VALUE : NO_MAX_TOKENS;
-        }
-        long limit = p.getLongValue();
-        return limit >= 0 ? limit : NO_MAX_TOKENS;
+        return new ChatRequest(model, stream, cap.maxOutputTokens(), includeUsage, shape);
     }
 
     /** Leaves the parser on the END_OBJECT of {@code stream_options} (or on the scalar value). */

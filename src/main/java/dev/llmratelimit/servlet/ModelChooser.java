@@ -5,6 +5,7 @@ import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.identity.Caller;
+import dev.llmratelimit.usage.PromptTokens;
 import dev.llmratelimit.usage.TokenCounter;
 
 /**
@@ -38,7 +39,7 @@ final class ModelChooser {
     private Admission admit(Caller caller, String model, ChatRequest chat, byte[] json) {
         RateLimiter limiter = runtime.limiter();
         long promptTokens = limiter.needsPromptTokens(model)
-                ? TokenCounter.forModel(model).promptTokens(json, json.length) : 0;
+                ? PromptTokens.count(TokenCounter.forModel(model), chat.shape(), json, json.length) : 0;
         return limiter.admit(model, caller.teamPriority(), caller.ownPriority(),
                 promptTokens, chat.maxTokens(), runtime.callerLimits().planFor(caller));
     }

@@ -12,6 +12,7 @@ import dev.llmratelimit.engine.ThrottledLog;
 import dev.llmratelimit.http.ErrorResponse;
 import dev.llmratelimit.http.RateLimitHeaderValues;
 import dev.llmratelimit.identity.Caller;
+import dev.llmratelimit.usage.EndpointShape;
 import dev.llmratelimit.wait.WaitRoom;
 import jakarta.servlet.DispatcherType;
 import jakarta.inject.Inject;
@@ -28,7 +29,8 @@ import java.io.IOException;
 import java.util.Optional;
 
 /**
- * The filter in front of chat-completion endpoints. It only translates HTTP to the engine and back:
+ * The filter in front of the endpoints that spend a model's quota (chat, legacy completions,
+ * embeddings, the Responses API, Anthropic Messages: {@link EndpointShape}). It only translates HTTP to the engine and back:
  * read the body once, decide, answer 4xx/5xx itself or call the application with a response that
  * records usage.
  *
@@ -92,31 +94,35 @@ public class RateLimitFilter implements Filter {
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
             throws IOException, ServletException {
-        if (req instanceof HttpServletRequest request && res instanceof HttpServletResponse response
-                && request.getDispatcherType() == DispatcherType.ASYNC
+        if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)) {
+            chain.doFilter(req, res);
+            return;
+        }
+        EndpointShape shape;
+        if (request.getDispatcherType() == DispatcherType.ASYNC
                 && request.getAttribute(WaitingRequest.RESUMED) instanceof WaitingRequest.Resumed resumed) {
             resume(request, response, chain, resumed);
-        } else if (req instanceof HttpServletRequest request && res instanceof HttpServletResponse response
-                && applies(request)) {
+        } else if ((shape = shapeToLimit(request)) != null) {
             request.setAttribute(LIMITED, Boolean.TRUE);
-            limit(request, response, chain);
+            limit(request, response, chain, shape);
         } else {
             chain.doFilter(req, res);
         }
     }
 
-    private boolean applies(HttpServletRequest request) {
+    /** The endpoint shape of a request the filter limits, else {@code null}. */
+    private EndpointShape shapeToLimit(HttpServletRequest request) {
         return runtime.settings().enabled()
                 && "POST".equalsIgnoreCase(request.getMethod())
                 && request.getAttribute(LIMITED) == null
-                && ChatPaths.matches(runtime.settings().paths(), request);
+                ? ChatPaths.shapeOf(runtime.settings().pathShapes(), request) : null;
     }
 
-    private void limit(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-            throws IOException, ServletException {
+    private void limit(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
+                       EndpointShape shape) throws IOException, ServletException {
         byte[] body = BodyReader.read(request, runtime.settings().maxBodySize());
         if (body == null) {
-            JsonErrors.write(response, 413, JsonErrors.INVALID_REQUEST, "request_too_large",
+            JsonErrors.write(response, shape, 413, JsonErrors.INVALID_REQUEST, "request_too_large",
                     "Request body exceeds the maximum of " + runtime.settings().maxBodySize() + " bytes");
             return;
         }
@@ -124,9 +130,9 @@ public class RateLimitFilter implements Filter {
         byte[] json;
         try {
             json = DeclaredCharset.toUtf8(body, request.getCharacterEncoding());
-            chat = ChatRequest.parse(json, json.length);
+            chat = ChatRequest.parse(json, json.length, shape);
         } catch (InvalidChatRequestException e) {
-            JsonErrors.write(response, 400, JsonErrors.INVALID_REQUEST, "invalid_request", e.getMessage());
+            JsonErrors.write(response, shape, 400, JsonErrors.INVALID_REQUEST, "invalid_request", e.getMessage());
             return;
         }
         Caller caller;
@@ -142,7 +148,7 @@ public class RateLimitFilter implements Filter {
         Admission admission = choice.admission();
         if (!admission.permitsCall()) {
             if (!waitForCapacity(request, response, caller, choice, chat, body, json)) {
-                refuse(response, admission);
+                refuse(response, admission, shape);
             }
         } else if (admission.plan() == null) {
             // An unconfigured model (also one that shadow mode lets through): untouched, nothing to count.
@@ -206,7 +212,8 @@ public class RateLimitFilter implements Filter {
         if (waitedMillis >= 0) {
             response.setHeader(WaitingRequest.WAITED_HEADER, Long.toString(waitedMillis));
         }
-        Optional<byte[]> askingForUsage = runtime.settings().injectStreamUsage() && chat.stream() && !chat.includeUsage()
+        Optional<byte[]> askingForUsage = runtime.settings().injectStreamUsage() && chat.shape().hasIncludeUsageOption()
+                && chat.stream() && !chat.includeUsage()
                 ? IncludeUsageRewriter.withIncludeUsage(json, json.length)
                         .map(rewritten -> DeclaredCharset.fromUtf8(rewritten, request.getCharacterEncoding()))
                 : Optional.empty();
@@ -230,7 +237,7 @@ public class RateLimitFilter implements Filter {
         return room == null ? () -> { } : room::signal;
     }
 
-    private void refuse(HttpServletResponse response, Admission admission) throws IOException {
-        JsonErrors.write(response, ErrorResponse.refusal(admission, runtime.settings().errorStyle()));
+    private void refuse(HttpServletResponse response, Admission admission, EndpointShape shape) throws IOException {
+        JsonErrors.write(response, ErrorResponse.refusal(admission, runtime.settings().errorStyle()).forShape(shape));
     }
 }
