@@ -12,7 +12,8 @@ import java.net.URL;
 import java.nio.file.Path;
 
 /**
- * The demo: a sample OpenAI-compatible chat endpoint behind the filter, registered programmatically.
+ * The demo: sample endpoints of every shape the filter limits (OpenAI chat, legacy completions,
+ * embeddings and Responses; Anthropic Messages) behind the filter, registered programmatically.
  *
  * <pre>java -jar target/llm-ratelimit-demo.jar [--config FILE] [--port N]</pre>
  */
@@ -28,7 +29,11 @@ public final class DemoServer implements AutoCloseable {
         tomcat = new EmbeddedTomcat(port)
                 .filter("demo-auth", new BearerKeyAuthFilter(settings.keys()), "/*")
                 .filter("llm-ratelimit", new RateLimitFilter(runtime), "/*")
-                .servlet("chat", new MockChatServlet(settings), "/v1/chat/completions", "/chat/completions");
+                .servlet("chat", new MockChatServlet(settings), "/v1/chat/completions", "/chat/completions")
+                .servlet("completions", new MockCompletionsServlet(settings), "/v1/completions", "/completions")
+                .servlet("embeddings", new MockEmbeddingsServlet(settings), "/v1/embeddings", "/embeddings")
+                .servlet("responses", new MockResponsesServlet(settings), "/v1/responses", "/responses")
+                .servlet("messages", new MockMessagesServlet(settings), "/v1/messages", "/messages");
         this.port = tomcat.start();
     }
 

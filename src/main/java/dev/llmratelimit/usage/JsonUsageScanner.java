@@ -85,7 +85,7 @@ public final class JsonUsageScanner {
                     inDetails = false;
                 } else if (inUsage && depth == 1) {
                     inUsage = false;
-                    usage = format.usage(figures);
+                    usage = broken ? null : format.usage(figures);
                     broken = usage == null;
                     return usage != null;
                 }
