@@ -27,6 +27,41 @@ public final class JsonUsageParser {
         return parse(body, length, EndpointShape.CHAT);
     }
 
+    /**
+     * As {@link #parse(byte[], int, EndpointShape)}, the shape told by the body's top-level
+     * {@code "type"} or {@code "object"}: {@code "message"} is an Anthropic message, {@code "response"}
+     * a Responses API response, anything else an OpenAI chat, completion or embeddings body.
+     */
+    public static Optional<Usage> parseAnyShape(byte[] body, int length) {
+        return parse(body, length, shapeOf(body, length));
+    }
+
+    private static EndpointShape shapeOf(byte[] body, int length) {
+        try (JsonParser p = JSON.createParser(body, 0, length)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return EndpointShape.CHAT;
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String field = p.currentName();
+                if (p.nextToken() == JsonToken.VALUE_STRING && (field.equals("type") || field.equals("object"))) {
+                    switch (p.getText()) {
+                        case "message" -> {
+                            return EndpointShape.MESSAGES;
+                        }
+                        case "response" -> {
+                            return EndpointShape.RESPONSES;
+                        }
+                        default -> { }
+                    }
+                }
+                p.skipChildren();
+            }
+        } catch (IOException | RuntimeException e) {
+            // not JSON: parse() answers empty
+        }
+        return EndpointShape.CHAT;
+    }
+
     /** As {@link #parse(byte[], int)}, for the usage format of the given endpoint shape. */
     public static Optional<Usage> parse(byte[] body, int length, EndpointShape shape) {
         UsageFormat format = UsageFormat.of(shape);
