@@ -55,6 +55,8 @@ public final class BenchmarkRunner {
         }
         progress("waiting instead of a 429", started);
         WaitingCost.Result waiting = new WaitingCost(settings).measure();
+        progress("hostile input: tokenizer, body readings", started);
+        HostileInputCost.Result hostile = new HostileInputCost(settings).measure();
 
         Report report = new Report();
         DecisionCost.write(report, costs);
@@ -65,6 +67,7 @@ public final class BenchmarkRunner {
         BurstAccuracy.write(report, accuracy);
         MemoryFootprint.write(report, memory);
         WaitingCost.write(report, waiting);
+        HostileInputCost.write(report, hostile);
         plotRedisLatency(redisCosts, out.resolve(PLOTS).resolve("redis-latency.png"));
         plotHttpThroughput(http, out.resolve(PLOTS).resolve("http-throughput.png"));
 

@@ -1,5 +1,7 @@
 package dev.llmratelimit.demo;
 
+import dev.llmratelimit.config.ConfigFiles;
+import dev.llmratelimit.config.ConfigurationLoader;
 import dev.llmratelimit.config.MicroProfileProperties;
 import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.servlet.RateLimitFilter;
@@ -10,12 +12,14 @@ import io.smallrye.config.SmallRyeConfigBuilder;
 import java.io.IOException;
 import java.net.URL;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.util.Map;
 
 /**
  * The demo: sample endpoints of every shape the filter limits (OpenAI chat, legacy completions,
  * embeddings and Responses; Anthropic Messages) behind the filter, registered programmatically.
  *
- * <pre>java -jar target/llm-ratelimit-demo.jar [--config FILE] [--port N]</pre>
+ * <pre>java -jar target/llm-ratelimit-demo.jar [--config FILE.properties|config.yaml] [--port N]</pre>
  */
 public final class DemoServer implements AutoCloseable {
 
@@ -25,7 +29,8 @@ public final class DemoServer implements AutoCloseable {
 
     private DemoServer(SmallRyeConfig config, int port) throws Exception {
         DemoSettings settings = DemoSettings.from(config);
-        runtime = RateLimitRuntime.create(MicroProfileProperties.read(config), null);
+        runtime = RateLimitRuntime.create(ConfigurationLoader.of("the demo's configuration",
+                () -> MicroProfileProperties.read(config)), null, Clock.systemUTC());
         tomcat = new EmbeddedTomcat(port)
                 .filter("demo-auth", new BearerKeyAuthFilter(settings.keys()), "/*")
                 .filter("llm-ratelimit", new RateLimitFilter(runtime), "/*")
@@ -40,12 +45,19 @@ public final class DemoServer implements AutoCloseable {
     /**
      * Starts a demo server configured by {@code configFile}, or by the bundled {@code demo.properties}
      * when it is null. The file replaces the bundled one: none of its settings (models, reservations,
-     * keys) apply then. System properties and environment variables still override either.
+     * keys) apply then. System properties and environment variables still override either. A LiteLLM
+     * {@code config.yaml} is read by the runtime itself, as {@code llm.ratelimit.config-file}, so a
+     * reload sees it change.
      */
     public static DemoServer start(Path configFile, int port) throws Exception {
-        URL file = configFile == null ? resource("demo.properties") : configFile.toUri().toURL();
-        return new DemoServer(new SmallRyeConfigBuilder().addDefaultSources()
-                .withSources(new PropertiesConfigSource(file, 150)).build(), port);
+        SmallRyeConfigBuilder builder = new SmallRyeConfigBuilder().addDefaultSources();
+        if (configFile != null && ConfigFiles.isYaml(configFile)) {
+            builder.withSources(new PropertiesConfigSource(Map.of(ConfigFiles.PROPERTY, configFile.toString()), "--config", 150));
+        } else {
+            builder.withSources(new PropertiesConfigSource(
+                    configFile == null ? resource("demo.properties") : configFile.toUri().toURL(), 150));
+        }
+        return new DemoServer(builder.build(), port);
     }
 
     private static URL resource(String name) throws IOException {
@@ -58,6 +70,11 @@ public final class DemoServer implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /** The filter's runtime, for a reload on demand. */
+    public RateLimitRuntime runtime() {
+        return runtime;
     }
 
     @Override

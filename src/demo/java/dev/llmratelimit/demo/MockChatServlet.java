@@ -23,7 +23,7 @@ public final class MockChatServlet extends MockEndpoint {
     @Override
     void answer(ChatRequest chat, byte[] body, HttpServletResponse response) throws IOException {
         // As before the other shapes came: max_tokens, when set, is exactly the completion.
-        long completionTokens = chat.maxTokens() >= 0 ? chat.maxTokens() : settings.completionTokens();
+        long completionTokens = chat.maxOutputTokens() >= 0 ? chat.maxOutputTokens() : settings.completionTokens();
         String id = id("chatcmpl-demo-");
         if (chat.stream()) {
             stream(response, chat, id, completionTokens);

@@ -14,6 +14,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -39,7 +40,7 @@ abstract class MockEndpoint extends HttpServlet {
         byte[] body = request.getInputStream().readAllBytes();
         ChatRequest parsed;
         try {
-            parsed = ChatRequest.parse(body, body.length, shape);
+            parsed = ChatRequest.parse(body, body.length, List.of(), shape);
         } catch (InvalidChatRequestException e) {
             response.sendError(400, e.getMessage());
             return;
@@ -53,13 +54,13 @@ abstract class MockEndpoint extends HttpServlet {
 
     /** The configured completion tokens, cut to the request's output cap. */
     long completionTokens(ChatRequest request) {
-        return request.maxTokens() >= 0 ? Math.min(request.maxTokens(), settings.completionTokens())
+        return request.maxOutputTokens() >= 0 ? Math.min(request.maxOutputTokens(), settings.completionTokens())
                 : settings.completionTokens();
     }
 
     /** Whether the configured answer is longer than the request's output cap allows. */
     boolean cut(ChatRequest request) {
-        return request.maxTokens() >= 0 && request.maxTokens() < settings.completionTokens();
+        return request.maxOutputTokens() >= 0 && request.maxOutputTokens() < settings.completionTokens();
     }
 
     static String id(String prefix) {

@@ -26,10 +26,14 @@ import java.util.function.Supplier;
  * model in the arguments and the caller through the same {@code CallerResolver} as the filter,
  * admits or throws {@link RateLimitRefusalException}, and records the usage of the return value.
  *
- * <p>Enabled for the whole application by its {@link Priority} (early in the library range, so a
- * refused call costs no transaction or other interceptor), without a {@code beans.xml} entry;
+ * <p>Enabled for the whole application by its {@link Priority}, without a {@code beans.xml} entry;
  * {@code @Interceptor} is a bean-defining annotation, so {@code bean-discovery-mode="annotated"}
- * finds it.
+ * finds it. The priority, {@code PLATFORM_BEFORE + 150}, puts it before {@code @Transactional}
+ * (Narayana's interceptors are at {@code PLATFORM_BEFORE + 200}) and every library and application
+ * interceptor, so a refused call starts no transaction; it stays after
+ * {@code @ActivateRequestContext} ({@code PLATFORM_BEFORE + 100}). An EJB's container-managed
+ * transaction is not an interceptor and is already open: there the refusal is an application
+ * exception that does not roll it back.
  *
  * <p>A call is counted once: not again when {@code RateLimitFilter} already limited the HTTP request
  * it serves, nor when it is nested in another {@code @RateLimited} call on the same thread (whose
@@ -37,7 +41,7 @@ import java.util.function.Supplier;
  */
 @RateLimited
 @Interceptor
-@Priority(Interceptor.Priority.LIBRARY_BEFORE + 100)
+@Priority(Interceptor.Priority.PLATFORM_BEFORE + 150)
 public class RateLimitInterceptor {
 
     private static final ThrottledLog INTERNAL_FAILURES = new ThrottledLog(RateLimitInterceptor.class, System.Logger.Level.ERROR);
@@ -62,7 +66,7 @@ public class RateLimitInterceptor {
         }
         ServedRequest request = SERVLET_API ? ServletRequests.current(beans) : null;
         RateLimitRuntime runtime = context.runtime();
-        if (!runtime.settings().enabled() || (request != null && request.limitedByFilter())) {
+        if (!runtime.settings().interceptorEnabled() || (request != null && request.limitedByFilter())) {
             return invocation.proceed();
         }
         ChatCall call = ChatArguments.find(invocation.getMethod(), invocation.getParameters());

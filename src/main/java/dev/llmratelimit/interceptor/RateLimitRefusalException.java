@@ -3,6 +3,7 @@ package dev.llmratelimit.interceptor;
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.http.ErrorResponse;
 import dev.llmratelimit.http.ErrorStyle;
+import jakarta.ejb.ApplicationException;
 
 /**
  * A {@link RateLimited} call that was not made: the model's limits refused it (the subclass
@@ -12,8 +13,12 @@ import dev.llmratelimit.http.ErrorStyle;
  * would have sent; JAX-RS applications get it through the shipped exception mapper, other callers
  * catch this exception.
  *
- * <p>Refusals are ordinary control flow under load, so the exception carries no stack trace.
+ * <p>Refusals are ordinary control flow under load, so the exception carries no stack trace. For an
+ * EJB it is an application exception that does not roll the transaction back: it reaches the caller
+ * (and the JAX-RS mapper) as it is, logged by nobody. Where there is no EJB API the JVM ignores the
+ * annotation, so the library does not depend on EJB.
  */
+@ApplicationException(rollback = false)
 public class RateLimitRefusalException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;

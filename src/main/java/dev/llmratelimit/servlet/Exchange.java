@@ -23,6 +23,7 @@ final class Exchange implements AsyncListener {
 
     private static final ThrottledLog MISSING_USAGE = new ThrottledLog(Exchange.class, System.Logger.Level.WARNING);
     private static final ThrottledLog FINISH_FAILURES = new ThrottledLog(Exchange.class, System.Logger.Level.WARNING);
+    private static final ThrottledLog IMPLAUSIBLE_USAGE = new ThrottledLog(Exchange.class, System.Logger.Level.WARNING);
 
     private final Admission admission;
     private final ChatRequest request;
@@ -74,6 +75,10 @@ final class Exchange implements AsyncListener {
         }
         Usage usage = observer.usage();
         if (usage != null) {
+            if (usage.isImplausible()) {
+                IMPLAUSIBLE_USAGE.log("A chat-completion response reported implausible usage (a figure of "
+                        + Usage.MAX_TOKENS + " tokens or more); counted as " + Usage.MAX_TOKENS, null);
+            }
             admission.complete(usage);
         } else if (observer.isStream()) {
             admission.charge(chargeForCutStream(observer));
@@ -86,7 +91,10 @@ final class Exchange implements AsyncListener {
         }
     }
 
-    /** A stream that ended without usage still costs its prompt and what it streamed (SPEC section 3). */
+    /**
+     * A stream that ended without usage still costs its prompt and what it streamed (SPEC section 3);
+     * the prompt count is bounded like the reservation's ({@link TokenCounter#promptTokens}).
+     */
     private Usage chargeForCutStream(ResponseBodyObserver observer) {
         TokenCounter counter = TokenCounter.forModel(request.model());
         return new Usage(PromptTokens.count(counter, request.shape(), requestBody, requestBody.length),

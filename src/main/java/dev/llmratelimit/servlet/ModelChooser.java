@@ -21,13 +21,13 @@ final class ModelChooser {
         this.runtime = runtime;
     }
 
-    ModelChoice choose(Caller caller, ChatRequest chat, byte[] json) {
-        Admission first = admit(caller, chat.model(), chat, json);
+    ModelChoice choose(Caller caller, ChatRequest chat, byte[] body) {
+        Admission first = admit(caller, chat.model(), chat, body);
         if (first.permitsCall() || first.outcome() != Admission.Outcome.REFUSED) {
             return new ModelChoice(first, chat.model(), null);
         }
         for (String fallback : runtime.fallbacks().chain(chat.model(), first.plan().pool())) {
-            Admission next = admit(caller, fallback, chat, json);
+            Admission next = admit(caller, fallback, chat, body);
             if (next.permitsCall()) {
                 return new ModelChoice(next, fallback, chat.model());
             }
@@ -35,12 +35,16 @@ final class ModelChooser {
         return new ModelChoice(first, chat.model(), null);
     }
 
-    /** Decides one model; the prompt is tokenized only when {@code token-admission=reserve} needs it for this model. */
-    private Admission admit(Caller caller, String model, ChatRequest chat, byte[] json) {
+    /**
+     * Decides one model; the prompt is tokenized (bounded: {@link TokenCounter#promptTokens}) only when
+     * {@code token-admission=reserve} needs it for this model. The expected output covers all {@code n}
+     * choices when the request sets a maximum.
+     */
+    private Admission admit(Caller caller, String model, ChatRequest chat, byte[] body) {
         RateLimiter limiter = runtime.limiter();
         long promptTokens = limiter.needsPromptTokens(model)
-                ? PromptTokens.count(TokenCounter.forModel(model), chat.shape(), json, json.length) : 0;
+                ? PromptTokens.count(TokenCounter.forModel(model), chat.shape(), body, body.length) : 0;
         return limiter.admit(model, caller.teamPriority(), caller.ownPriority(),
-                promptTokens, chat.maxTokens(), runtime.callerLimits().planFor(caller));
+                promptTokens, chat.maxOutputTokens(), runtime.callerLimits().planFor(caller));
     }
 }

@@ -4,6 +4,7 @@ import dev.llmratelimit.chat.ChatRequest;
 import dev.llmratelimit.chat.IncludeUsageRewriter;
 import dev.llmratelimit.chat.ModelRewriter;
 import dev.llmratelimit.chat.InvalidChatRequestException;
+import dev.llmratelimit.config.ConfigurationLoader;
 import dev.llmratelimit.config.RateLimitContext;
 import dev.llmratelimit.config.RateLimitProperties;
 import dev.llmratelimit.config.RateLimitRuntime;
@@ -26,6 +27,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
+import java.time.Clock;
 import java.util.Optional;
 
 /**
@@ -64,8 +66,9 @@ public class RateLimitFilter implements Filter {
     }
 
     /**
-     * Uses the shared CDI runtime where there is one and the filter has no init-params; otherwise
-     * (no CDI, or init-params that configure this filter) builds its own from MicroProfile Config
+     * Uses the shared CDI runtime where there is one and the filter has no init-params, or the one
+     * {@link RateLimitStartup} built at start-up where there is no CDI; otherwise (init-params that
+     * configure this filter, or no start-up listener) builds its own from MicroProfile Config
      * overlaid with the init-params, still with the application's resolver bean if CDI has one.
      */
     @Override
@@ -78,9 +81,15 @@ public class RateLimitFilter implements Filter {
             runtime = context.runtime();
             return;
         }
-        runtime = RateLimitRuntime.create(RateLimitProperties.withInitParameters(
-                RateLimitProperties.fromMicroProfileConfig(), config.getInitParameterNames(),
-                config::getInitParameter), context == null ? null : context.applicationCallerResolver());
+        if (!hasInitParameters && config.getServletContext().getAttribute(RateLimitStartup.RUNTIME)
+                instanceof RateLimitRuntime started) {
+            runtime = started;      // RateLimitStartup built it and closes it
+            return;
+        }
+        runtime = RateLimitRuntime.create(ConfigurationLoader.of("MicroProfile Config and init-params of filter "
+                        + config.getFilterName(), () -> RateLimitProperties.withInitParameters(
+                        RateLimitProperties.fromMicroProfileConfig(), config.getInitParameterNames(), config::getInitParameter)),
+                context == null ? null : context.applicationCallerResolver(), Clock.systemUTC());
         ownsRuntime = true;
     }
 
@@ -112,25 +121,21 @@ public class RateLimitFilter implements Filter {
 
     /** The endpoint shape of a request the filter limits, else {@code null}. */
     private EndpointShape shapeToLimit(HttpServletRequest request) {
-        return runtime.settings().enabled()
-                && "POST".equalsIgnoreCase(request.getMethod())
+        return runtime.settings().filterEnabled()
+                && "POST".equals(request.getMethod())          // methods are case-sensitive: "post" is not POST
                 && request.getAttribute(LIMITED) == null
                 ? ChatPaths.shapeOf(runtime.settings().pathShapes(), request) : null;
     }
 
     private void limit(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
                        EndpointShape shape) throws IOException, ServletException {
-        byte[] body = BodyReader.read(request, runtime.settings().maxBodySize());
+        byte[] body = readBody(request, response, shape);
         if (body == null) {
-            JsonErrors.write(response, shape, 413, JsonErrors.INVALID_REQUEST, "request_too_large",
-                    "Request body exceeds the maximum of " + runtime.settings().maxBodySize() + " bytes");
             return;
         }
         ChatRequest chat;
-        byte[] json;
         try {
-            json = DeclaredCharset.toUtf8(body, request.getCharacterEncoding());
-            chat = ChatRequest.parse(json, json.length, shape);
+            chat = ChatRequest.parse(body, body.length, DeclaredCharset.readings(request.getCharacterEncoding()), shape);
         } catch (InvalidChatRequestException e) {
             JsonErrors.write(response, shape, 400, JsonErrors.INVALID_REQUEST, "invalid_request", e.getMessage());
             return;
@@ -139,7 +144,7 @@ public class RateLimitFilter implements Filter {
         ModelChoice choice;
         try {
             caller = runtime.callerResolver().resolve(request.getUserPrincipal());
-            choice = new ModelChooser(runtime).choose(caller, chat, json);
+            choice = new ModelChooser(runtime).choose(caller, chat, body);
         } catch (RuntimeException e) {
             INTERNAL_FAILURES.log("Rate limiting failed; request passed through unlimited", e);
             chain.doFilter(new BufferedBodyRequest(request, body, null), response);
@@ -147,15 +152,33 @@ public class RateLimitFilter implements Filter {
         }
         Admission admission = choice.admission();
         if (!admission.permitsCall()) {
-            if (!waitForCapacity(request, response, caller, choice, chat, body, json)) {
+            if (!waitForCapacity(request, response, caller, choice, chat, body)) {
                 refuse(response, admission, shape);
             }
         } else if (admission.plan() == null) {
             // An unconfigured model (also one that shadow mode lets through): untouched, nothing to count.
             chain.doFilter(new BufferedBodyRequest(request, body, null), response);
         } else {
-            run(request, response, chain, choice, chat, body, json, -1);
+            run(request, response, chain, choice, chat, body, -1);
         }
+    }
+
+    /** The body, or null once the filter has answered 413 (too large) or 400 (it could not be read to its end). */
+    private byte[] readBody(HttpServletRequest request, HttpServletResponse response, EndpointShape shape)
+            throws IOException {
+        byte[] body;
+        try {
+            body = BodyReader.read(request, runtime.settings().maxBodySize());
+        } catch (IOException e) {
+            JsonErrors.write(response, shape, 400, JsonErrors.INVALID_REQUEST, "invalid_request",
+                    "The request body could not be read to its end.");
+            return null;
+        }
+        if (body == null) {
+            JsonErrors.write(response, shape, 413, JsonErrors.INVALID_REQUEST, "request_too_large",
+                    "Request body exceeds the maximum of " + BodyReader.limit(runtime.settings().maxBodySize()) + " bytes");
+        }
+        return body;
     }
 
     /**
@@ -163,7 +186,7 @@ public class RateLimitFilter implements Filter {
      * {@code false} when it cannot wait and is to be refused now.
      */
     private boolean waitForCapacity(HttpServletRequest request, HttpServletResponse response, Caller caller,
-                                    ModelChoice refusal, ChatRequest chat, byte[] body, byte[] json)
+                                    ModelChoice refusal, ChatRequest chat, byte[] body)
             throws IOException {
         Admission admission = refusal.admission();
         WaitRoom room = runtime.waitRoom();
@@ -177,8 +200,8 @@ public class RateLimitFilter implements Filter {
         }
         int rank = runtime.waitPolicy().rank(runtime.limiter().policy().model(chat.model()), pool);
         ModelChooser chooser = new ModelChooser(runtime);
-        WaitingRequest.start(room, request, response, chat, body, json, refusal,
-                () -> chooser.choose(caller, chat, json), rank, runtime.clock(), maxWait, runtime.settings().errorStyle());
+        WaitingRequest.start(room, request, response, chat, body, refusal,
+                () -> chooser.choose(caller, chat, body), rank, runtime.clock(), maxWait, runtime.settings().errorStyle());
         return true;
     }
 
@@ -186,8 +209,7 @@ public class RateLimitFilter implements Filter {
     private void resume(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
                         WaitingRequest.Resumed resumed) throws IOException, ServletException {
         request.removeAttribute(WaitingRequest.RESUMED);
-        run(request, response, chain, resumed.choice(), resumed.chat(), resumed.body(), resumed.json(),
-                resumed.waitedMillis());
+        run(request, response, chain, resumed.choice(), resumed.chat(), resumed.body(), resumed.waitedMillis());
     }
 
     /**
@@ -197,28 +219,27 @@ public class RateLimitFilter implements Filter {
      * @param waitedMillis how long the request waited for capacity, or -1 when it did not wait
      */
     private void run(HttpServletRequest request, HttpServletResponse response, FilterChain chain, ModelChoice choice,
-                     ChatRequest asked, byte[] sent, byte[] sentJson, long waitedMillis)
+                     ChatRequest asked, byte[] sent, long waitedMillis)
             throws IOException, ServletException {
         Admission admission = choice.admission();
         ChatRequest chat = asked;
         byte[] body = sent;
-        byte[] json = sentJson;
         if (choice.fallbackFrom() != null) {
-            json = ModelRewriter.withModel(sentJson, sentJson.length, choice.model()).orElseThrow();
-            body = DeclaredCharset.fromUtf8(json, request.getCharacterEncoding());
+            body = ModelRewriter.withModel(sent, sent.length, choice.model()).orElseThrow();
             chat = asked.withModel(choice.model());
             response.setHeader(FALLBACK_FROM, choice.fallbackFrom());
         }
         if (waitedMillis >= 0) {
             response.setHeader(WaitingRequest.WAITED_HEADER, Long.toString(waitedMillis));
         }
+        // Both edits write ASCII (ModelRewriter escapes the rest) after ASCII structure, so every reading
+        // the body passed keeps agreeing.
         Optional<byte[]> askingForUsage = runtime.settings().injectStreamUsage() && chat.shape().hasIncludeUsageOption()
                 && chat.stream() && !chat.includeUsage()
-                ? IncludeUsageRewriter.withIncludeUsage(json, json.length)
-                        .map(rewritten -> DeclaredCharset.fromUtf8(rewritten, request.getCharacterEncoding()))
+                ? IncludeUsageRewriter.withIncludeUsage(body, body.length)
                 : Optional.empty();
         RateLimitHeaderValues.forwarded(admission, response::setHeader);
-        Exchange exchange = new Exchange(admission, chat, json, response, askingForUsage.isPresent(), waitRoomSignal());
+        Exchange exchange = new Exchange(admission, chat, body, response, askingForUsage.isPresent(), waitRoomSignal());
         BufferedBodyRequest forwarded = new BufferedBodyRequest(request, askingForUsage.orElse(body), exchange);
         try {
             chain.doFilter(forwarded, exchange.response());

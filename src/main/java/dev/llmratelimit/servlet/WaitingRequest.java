@@ -36,7 +36,7 @@ final class WaitingRequest implements AsyncListener {
     private static final System.Logger LOG = System.getLogger(WaitingRequest.class.getName());
 
     /** What the filter needs to run the admitted request in its ASYNC dispatch. */
-    record Resumed(ModelChoice choice, ChatRequest chat, byte[] body, byte[] json, long waitedMillis) {
+    record Resumed(ModelChoice choice, ChatRequest chat, byte[] body, long waitedMillis) {
     }
 
     private final HttpServletRequest request;
@@ -57,7 +57,7 @@ final class WaitingRequest implements AsyncListener {
 
     /** Puts the refused request in the room, or answers its refusal at once when the room is full. */
     static void start(WaitRoom room, HttpServletRequest request, HttpServletResponse response, ChatRequest chat,
-                      byte[] body, byte[] json, ModelChoice refusal, Supplier<ModelChoice> decideAgain, int rank,
+                      byte[] body, ModelChoice refusal, Supplier<ModelChoice> decideAgain, int rank,
                       Clock clock, long maxWaitMillis, ErrorStyle style) throws IOException {
         WaitingDecision<ModelChoice> decision = WaitingDecision.enter(room, refusal, new ChoiceDecider(decideAgain),
                 rank, clock, maxWaitMillis);
@@ -72,14 +72,14 @@ final class WaitingRequest implements AsyncListener {
         async.addListener(waiting);
         decision.outcome().whenComplete((choice, cancelled) -> {
             if (cancelled == null) {
-                waiting.go(choice, chat, body, json);
+                waiting.go(choice, chat, body);
             }
         });
     }
 
-    private void go(ModelChoice choice, ChatRequest chat, byte[] body, byte[] json) {
+    private void go(ModelChoice choice, ChatRequest chat, byte[] body) {
         if (choice.permitsCall()) {
-            request.setAttribute(RESUMED, new Resumed(choice, chat, body, json, decision.waitedMillis()));
+            request.setAttribute(RESUMED, new Resumed(choice, chat, body, decision.waitedMillis()));
             async.dispatch();
         } else {
             answer(choice);

@@ -91,7 +91,9 @@ public final class JsonUsageScanner {
                 }
             }
             case FIELD_NAME -> field = parser.currentName();
-            case VALUE_NUMBER_INT -> number(parser.getNumberType() == JsonParser.NumberType.BIG_INTEGER ? -1 : parser.getLongValue());
+            case VALUE_NUMBER_INT -> number(parser.getNumberType() == JsonParser.NumberType.BIG_INTEGER
+                    ? (parser.getBigIntegerValue().signum() > 0 ? Usage.MAX_TOKENS : -1)   // beyond long: large
+                    : parser.getLongValue());
             case VALUE_NULL -> { }
             default -> {
                 if (figure() != UsageFormat.NONE) {

@@ -14,6 +14,8 @@ import java.util.Set;
  * token ids counts one token per id; inside items and messages only text-carrying fields count
  * ({@code content}, {@code text}, {@code output}, {@code arguments}), so images and other binary
  * parts are not estimated; every item or message adds {@value #TOKENS_PER_ITEM}, as chat messages do.
+ * Bounded as chat's count is: a body over {@link TokenCounter#EXACT_COUNT_LIMIT_BYTES} is estimated by
+ * {@link TokenCounter#upperBound(long)}, and long text is tokenized in pieces.
  */
 public final class PromptTokens {
 
@@ -26,6 +28,9 @@ public final class PromptTokens {
     public static long count(TokenCounter counter, EndpointShape shape, byte[] body, int length) {
         if (shape == EndpointShape.CHAT) {
             return counter.promptTokens(body, length);
+        }
+        if (length > TokenCounter.EXACT_COUNT_LIMIT_BYTES) {
+            return TokenCounter.upperBound(length);
         }
         long tokens = 0;
         try (JsonParser p = JsonUsageParser.JSON.createParser(body, 0, length)) {

@@ -14,7 +14,8 @@ final class UsageReader {
     /**
      * Reads the object the parser stands on (START_OBJECT) up to its END_OBJECT. Returns null when
      * a figure is negative or not an integer, or when neither the input nor the output figure is
-     * present; an absent or null figure counts as 0.
+     * present; an absent or null figure counts as 0, one too large to be plausible (beyond {@code long})
+     * as {@link Usage#MAX_TOKENS}.
      */
     static Usage read(JsonParser p, UsageFormat format) throws IOException {
         long[] figures = UsageFormat.noFigures();
@@ -64,9 +65,16 @@ final class UsageReader {
         if (value == JsonToken.VALUE_NULL) {
             return true;
         }
-        if (value != JsonToken.VALUE_NUMBER_INT || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+        if (value != JsonToken.VALUE_NUMBER_INT) {
             p.skipChildren();
             return false;
+        }
+        if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+            if (p.getBigIntegerValue().signum() <= 0) {
+                return false;
+            }
+            figures[figure] = Usage.MAX_TOKENS;           // beyond long: large
+            return true;
         }
         long count = p.getLongValue();
         if (count < 0) {

@@ -97,6 +97,7 @@ public final class WaitingDecision<D> implements WaitRoom.Waiter {
             lastRefusal = decision;
             return new WaitRoom.Refusal(decider.refusingGroup(decision), decider.clearsInMillis(decision));
         }
+        ticket.leave();                 // out of the room before anyone sees the outcome
         if (!outcome.complete(decision)) {
             decider.giveBack(decision);
         }
@@ -105,6 +106,7 @@ public final class WaitingDecision<D> implements WaitRoom.Waiter {
 
     @Override
     public void expire() {
+        ticket.leave();
         outcome.complete(lastRefusal);
     }
 }

@@ -22,7 +22,8 @@ class ModelRewriterTest {
 
     @Test
     void escapedNamesAreWrittenAsJson() {
-        assertThat(rewrite("{\"model\":\"a\\u0062c\"}", "x\"y\u00e9")).isEqualTo("{\"model\":\"x\\\"y\u00e9\"}");
+        assertThat(rewrite("{\"model\":\"a\\u0062c\"}", "x\"y\u00e9\ud83c\udf0d"))
+                .isEqualTo("{\"model\":\"x\\\"y\\u00e9\\ud83c\\udf0d\"}");
     }
 
     @Test

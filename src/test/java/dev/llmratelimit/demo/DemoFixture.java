@@ -26,6 +26,16 @@ public final class DemoFixture implements AutoCloseable {
         http = new Http(server.port());
     }
 
+    /** The demo over a configuration file: a LiteLLM config.yaml or a properties file. */
+    public DemoFixture(Path config) throws Exception {
+        server = DemoServer.start(config, 0);
+        http = new Http(server.port());
+    }
+
+    public DemoServer server() {
+        return server;
+    }
+
     /** A {@code --config} file of exactly these lines, which replaces the bundled one. */
     public static DemoFixture withConfig(String... lines) throws Exception {
         return new DemoFixture(String.join("\n", lines) + "\n");
