@@ -7,7 +7,6 @@ import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 
 /**
  * A stand-in for the application's chat-completion endpoint, answering like the OpenAI API (field by
@@ -72,17 +71,7 @@ public final class MockChatServlet extends MockEndpoint {
             flushChunk(response);
         }
         event(out, chunk(id, chat.model(), usage, generator -> { }, "stop"));
-        if (usage) {
-            event(out, json(generator -> {
-                openAiHeader(generator, id, "chat.completion.chunk", chat.model());
-                generator.writeArrayFieldStart("choices");
-                generator.writeEndArray();
-                openAiUsage(generator, completionTokens);
-                generator.writeEndObject();
-            }));
-        }
-        out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
-        response.flushBuffer();
+        endOpenAiStream(response, out, usage, id, "chat.completion.chunk", chat.model(), completionTokens);
     }
 
     private static byte[] chunk(String id, String model, boolean usageNull, JsonWriter delta, String finishReason)

@@ -6,7 +6,6 @@ import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 
 /**
  * A stand-in for OpenAI's legacy {@code /v1/completions}: a {@code text_completion} with
@@ -51,17 +50,7 @@ final class MockCompletionsServlet extends MockEndpoint {
             }));
             flushChunk(response);
         }
-        if (usage) {
-            event(out, json(generator -> {
-                openAiHeader(generator, id, OBJECT, request.model());
-                generator.writeArrayFieldStart("choices");
-                generator.writeEndArray();
-                openAiUsage(generator, completionTokens);
-                generator.writeEndObject();
-            }));
-        }
-        out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
-        response.flushBuffer();
+        endOpenAiStream(response, out, usage, id, OBJECT, request.model(), completionTokens);
     }
 
     private static void choices(com.fasterxml.jackson.core.JsonGenerator generator, String text, String finishReason)

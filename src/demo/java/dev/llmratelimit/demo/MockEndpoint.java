@@ -120,6 +120,25 @@ abstract class MockEndpoint extends HttpServlet {
         generator.writeEndObject();
     }
 
+    /**
+     * Ends an OpenAI chat or legacy-completion stream: the usage chunk ({@code "choices":[]}) when the
+     * request asked for it, then {@code data: [DONE]}.
+     */
+    void endOpenAiStream(HttpServletResponse response, OutputStream out, boolean usage, String id, String object,
+                         String model, long completionTokens) throws IOException {
+        if (usage) {
+            event(out, json(generator -> {
+                openAiHeader(generator, id, object, model);
+                generator.writeArrayFieldStart("choices");
+                generator.writeEndArray();
+                openAiUsage(generator, completionTokens);
+                generator.writeEndObject();
+            }));
+        }
+        out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
+        response.flushBuffer();
+    }
+
     static String content(int words) {
         StringBuilder content = new StringBuilder();
         for (int i = 0; i < words; i++) {
