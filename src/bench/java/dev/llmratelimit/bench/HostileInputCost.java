@@ -143,7 +143,7 @@ final class HostileInputCost {
     }
 
     static void write(Report report, Result result) {
-        report.heading("7. Hostile input (issue 12)")
+        report.heading("7. Hostile input")
                 .paragraph("Tokenizer throughput (`TokenCounter.count`, o200k_base, text cut in pieces of at most "
                         + "384 characters): random letters are one long word, the worst case for BPE (the whole 1 MiB "
                         + "as one piece took about 2 s before the pieces).");

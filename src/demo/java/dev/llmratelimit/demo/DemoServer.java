@@ -9,6 +9,8 @@ import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
 
+import jakarta.servlet.http.HttpServlet;
+
 import java.io.IOException;
 import java.net.URL;
 import java.nio.file.Path;
@@ -34,12 +36,21 @@ public final class DemoServer implements AutoCloseable {
         tomcat = new EmbeddedTomcat(port)
                 .filter("demo-auth", new BearerKeyAuthFilter(settings.keys()), "/*")
                 .filter("llm-ratelimit", new RateLimitFilter(runtime), "/*")
-                .servlet("chat", new MockChatServlet(settings), "/v1/chat/completions", "/chat/completions")
+                .servlet("chat", chatServlet(config, settings), "/v1/chat/completions", "/chat/completions")
                 .servlet("completions", new MockCompletionsServlet(settings), "/v1/completions", "/completions")
                 .servlet("embeddings", new MockEmbeddingsServlet(settings), "/v1/embeddings", "/embeddings")
                 .servlet("responses", new MockResponsesServlet(settings), "/v1/responses", "/responses")
                 .servlet("messages", new MockMessagesServlet(settings), "/v1/messages", "/messages");
         this.port = tomcat.start();
+    }
+
+    /** The mock model, or with {@code demo.upstream.url} the forwarder through the client-side limiter. */
+    private static HttpServlet chatServlet(SmallRyeConfig config, DemoSettings settings) {
+        return config.getOptionalValue("demo.upstream.url", String.class)
+                .<HttpServlet>map(url -> new ForwardingChatServlet(url,
+                        config.getOptionalValue("demo.upstream.api-key", String.class).orElse(null),
+                        MicroProfileProperties.read(config)))
+                .orElseGet(() -> new MockChatServlet(settings));
     }
 
     /**
