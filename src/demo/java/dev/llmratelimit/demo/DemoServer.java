@@ -18,7 +18,8 @@ import java.time.Clock;
 import java.util.Map;
 
 /**
- * The demo: a sample OpenAI-compatible chat endpoint behind the filter, registered programmatically.
+ * The demo: sample endpoints of every shape the filter limits (OpenAI chat, legacy completions,
+ * embeddings and Responses; Anthropic Messages) behind the filter, registered programmatically.
  *
  * <pre>java -jar target/llm-ratelimit-demo.jar [--config FILE.properties|config.yaml] [--port N]</pre>
  */
@@ -37,6 +38,10 @@ public final class DemoServer implements AutoCloseable {
                 .filter("demo-auth", new BearerKeyAuthFilter(settings.keys()), "/*")
                 .filter("llm-ratelimit", new RateLimitFilter(runtime), "/*")
                 .servlet("chat", chatServlet(config, settings), "/v1/chat/completions", "/chat/completions")
+                .servlet("completions", new MockCompletionsServlet(settings), "/v1/completions", "/completions")
+                .servlet("embeddings", new MockEmbeddingsServlet(settings), "/v1/embeddings", "/embeddings")
+                .servlet("responses", new MockResponsesServlet(settings), "/v1/responses", "/responses")
+                .servlet("messages", new MockMessagesServlet(settings), "/v1/messages", "/messages")
                 .servlet("metrics", metrics.servlet(), "/metrics");
         this.port = tomcat.start();
     }

@@ -2,13 +2,14 @@ package dev.llmratelimit.chat;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.StreamReadFeature;
+import dev.llmratelimit.usage.EndpointShape;
 
 import java.nio.charset.Charset;
 import java.util.List;
 
 /**
- * The fields of a chat-completion request body the filter decides on, read with the types the
- * OpenAI API requires ({@link DecisionFields}).
+ * The fields of a request body the filter decides on, read with the types the API of its endpoint
+ * shape requires ({@link DecisionFields}, {@link ShapeFields}).
  *
  * @param model               the {@code model} field, as sent
  * @param stream              {@code "stream": true}
@@ -16,15 +17,22 @@ import java.util.List;
  * @param maxTokens           {@code max_tokens}, or {@link #NO_MAX_TOKENS}
  * @param maxCompletionTokens {@code max_completion_tokens}, or {@link #NO_MAX_TOKENS}
  * @param n                   {@code n}, the number of choices (1 when absent)
+ * @param shape               the endpoint shape the body was read as; {@code maxTokens} holds that shape's
+ *                            output cap ({@code max_output_tokens} of the Responses API)
  */
 public record ChatRequest(String model, boolean stream, boolean includeUsage, long maxTokens,
-                          long maxCompletionTokens, int n) {
+                          long maxCompletionTokens, int n, EndpointShape shape) {
 
     public static final long NO_MAX_TOKENS = -1;
 
+    /** A chat-completion request. */
+    public ChatRequest(String model, boolean stream, boolean includeUsage, long maxTokens, long maxCompletionTokens, int n) {
+        this(model, stream, includeUsage, maxTokens, maxCompletionTokens, n, EndpointShape.CHAT);
+    }
+
     /** The same request for another model (a fallback). */
     public ChatRequest withModel(String other) {
-        return new ChatRequest(other, stream, includeUsage, maxTokens, maxCompletionTokens, n);
+        return new ChatRequest(other, stream, includeUsage, maxTokens, maxCompletionTokens, n, shape);
     }
 
     /** Rejects duplicated keys at any depth, so that no two readers of one body can disagree. */
@@ -37,8 +45,14 @@ public record ChatRequest(String model, boolean stream, boolean includeUsage, lo
         return maxCompletionTokens != NO_MAX_TOKENS ? maxCompletionTokens : maxTokens;
     }
 
-    /** The completion tokens the whole request may use ({@link #n} choices), or {@link #NO_MAX_TOKENS}. */
+    /**
+     * The completion tokens the whole request may use ({@link #n} choices), or {@link #NO_MAX_TOKENS};
+     * 0 for embeddings, which produce none.
+     */
     public long maxOutputTokens() {
+        if (shape == EndpointShape.EMBEDDINGS) {
+            return 0;
+        }
         long perChoice = maxTokensPerChoice();
         return perChoice == NO_MAX_TOKENS ? NO_MAX_TOKENS : perChoice * n;
     }
@@ -63,6 +77,12 @@ public record ChatRequest(String model, boolean stream, boolean includeUsage, lo
      */
     public static ChatRequest parse(byte[] body, int length, List<Charset> textCharsets)
             throws InvalidChatRequestException {
-        return OneReading.of(body, length, textCharsets);
+        return parse(body, length, textCharsets, EndpointShape.CHAT);
+    }
+
+    /** As {@link #parse(byte[], int, List)}, reading the decision fields of the given endpoint shape. */
+    public static ChatRequest parse(byte[] body, int length, List<Charset> textCharsets, EndpointShape shape)
+            throws InvalidChatRequestException {
+        return OneReading.of(body, length, textCharsets, shape);
     }
 }

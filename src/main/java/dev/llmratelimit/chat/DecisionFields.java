@@ -1,5 +1,7 @@
 package dev.llmratelimit.chat;
 
+import dev.llmratelimit.usage.EndpointShape;
+
 import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -30,22 +32,23 @@ final class DecisionFields {
     }
 
     /** Reads one JSON text in one pass, skipping the content of every field it does not need. */
-    static ChatRequest read(String text) throws InvalidChatRequestException {
-        return read(() -> ChatRequest.STRICT_JSON.createParser(text));
+    static ChatRequest read(String text, EndpointShape shape) throws InvalidChatRequestException {
+        return read(() -> ChatRequest.STRICT_JSON.createParser(text), shape);
     }
 
     /** Reads UTF-8 JSON (valid: see {@link BodyEncoding#decodeStrictly}) from its bytes, faster than from text. */
-    static ChatRequest readUtf8(byte[] body, int offset, int length) throws InvalidChatRequestException {
-        return read(() -> ChatRequest.STRICT_JSON.createParser(body, offset, length));
+    static ChatRequest readUtf8(byte[] body, int offset, int length, EndpointShape shape)
+            throws InvalidChatRequestException {
+        return read(() -> ChatRequest.STRICT_JSON.createParser(body, offset, length), shape);
     }
 
     private interface ParserSource {
         JsonParser open() throws IOException;
     }
 
-    private static ChatRequest read(ParserSource source) throws InvalidChatRequestException {
+    private static ChatRequest read(ParserSource source, EndpointShape shape) throws InvalidChatRequestException {
         try (JsonParser parser = source.open()) {
-            return read(parser);
+            return read(parser, shape);
         } catch (StreamConstraintsException e) {
             throw new InvalidChatRequestException("The request body exceeds the JSON nesting or size limits.", null);
         } catch (JsonProcessingException e) {
@@ -58,7 +61,7 @@ final class DecisionFields {
         }
     }
 
-    private static ChatRequest read(JsonParser p) throws IOException, InvalidChatRequestException {
+    private static ChatRequest read(JsonParser p, EndpointShape shape) throws IOException, InvalidChatRequestException {
         if (p.nextToken() != JsonToken.START_OBJECT) {
             throw new InvalidChatRequestException("The request body must be a JSON object.", null);
         }
@@ -71,20 +74,22 @@ final class DecisionFields {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String name = p.currentName();
             JsonToken value = p.nextToken();
-            switch (name) {
-                case "model" -> {
-                    if (value != JsonToken.VALUE_STRING) {
-                        throw new InvalidChatRequestException("The 'model' field must be a string.", "model");
-                    }
-                    model = p.getText();
+            if (name.equals("model")) {
+                if (value != JsonToken.VALUE_STRING) {
+                    throw new InvalidChatRequestException("The 'model' field must be a string.", "model");
                 }
-                case "stream" -> stream = bool(value, "stream");
-                case "stream_options" -> includeUsage = includesUsage(p, value);
-                case "max_tokens" -> maxTokens = wholeNumber(p, value, "max_tokens", 0, MAX_TOKENS, ChatRequest.NO_MAX_TOKENS);
-                case "max_completion_tokens" -> maxCompletionTokens =
-                        wholeNumber(p, value, "max_completion_tokens", 0, MAX_TOKENS, ChatRequest.NO_MAX_TOKENS);
-                case "n" -> n = wholeNumber(p, value, "n", 1, MAX_N, 1);
-                default -> { }
+                model = p.getText();
+            } else if (name.equals("stream")) {
+                stream = bool(value, "stream");
+            } else {
+                switch (ShapeFields.of(shape, name)) {
+                    case STREAM_OPTIONS -> includeUsage = includesUsage(p, value);
+                    case MAX_TOKENS -> maxTokens = wholeNumber(p, value, name, 0, MAX_TOKENS, ChatRequest.NO_MAX_TOKENS);
+                    case MAX_COMPLETION_TOKENS -> maxCompletionTokens =
+                            wholeNumber(p, value, name, 0, MAX_TOKENS, ChatRequest.NO_MAX_TOKENS);
+                    case CHOICES -> n = Math.max(n, wholeNumber(p, value, name, 1, MAX_N, 1));
+                    case NONE -> { }
+                }
             }
             p.skipChildren();
         }
@@ -96,7 +101,11 @@ final class DecisionFields {
         if (model == null) {
             throw new InvalidChatRequestException("The request body must have a string 'model' field.", "model");
         }
-        return new ChatRequest(model, stream, includeUsage, maxTokens, maxCompletionTokens, (int) n);
+        if (ShapeFields.requiresMaxTokens(shape) && maxTokens == ChatRequest.NO_MAX_TOKENS) {
+            throw new InvalidChatRequestException("The 'max_tokens' field is required: a whole number of tokens.",
+                    "max_tokens");
+        }
+        return new ChatRequest(model, stream, includeUsage, maxTokens, maxCompletionTokens, (int) n, shape);
     }
 
     private static boolean bool(JsonToken value, String field) throws InvalidChatRequestException {

@@ -1,5 +1,7 @@
 package dev.llmratelimit.chat;
 
+import dev.llmratelimit.usage.EndpointShape;
+
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.Charset;
 import java.util.List;
@@ -24,7 +26,8 @@ final class OneReading {
     private OneReading() {
     }
 
-    static ChatRequest of(byte[] body, int length, List<Charset> textCharsets) throws InvalidChatRequestException {
+    static ChatRequest of(byte[] body, int length, List<Charset> textCharsets, EndpointShape shape)
+            throws InvalidChatRequestException {
         BodyEncoding encoding = BodyEncoding.detect(body, length);
         if (encoding == null) {
             throw new InvalidChatRequestException("The request body is not valid JSON: its encoding is neither "
@@ -38,14 +41,14 @@ final class OneReading {
                     + encoding.charset().name() + ".", null);
         }
         ChatRequest request = encoding.isUtf8()
-                ? DecisionFields.readUtf8(body, encoding.bomLength(), length - encoding.bomLength())
-                : DecisionFields.read(text);
+                ? DecisionFields.readUtf8(body, encoding.bomLength(), length - encoding.bomLength(), shape)
+                : DecisionFields.read(text, shape);
         for (Charset charset : textCharsets) {
             if (charset.equals(encoding.charset()) && encoding.bomLength() == 0) {
                 continue;                                   // the same decoding of the same bytes
             }
             String other = new String(body, 0, length, charset);
-            if (!sameText(other, text) && !request.equals(readingOrNull(other))) {
+            if (!sameText(other, text) && !request.equals(readingOrNull(other, shape))) {
                 throw new InvalidChatRequestException("The request body reads differently decoded as "
                         + charset.name() + " (its declared charset, or the default of servlet readers when it declares "
                         + "none) than in the encoding of its bytes (" + encoding.charset().name() + "); send UTF-8 "
@@ -61,9 +64,9 @@ final class OneReading {
                 && other.regionMatches(offset, text, 0, text.length());
     }
 
-    private static ChatRequest readingOrNull(String text) {
+    private static ChatRequest readingOrNull(String text, EndpointShape shape) {
         try {
-            return DecisionFields.read(text);
+            return DecisionFields.read(text, shape);
         } catch (InvalidChatRequestException e) {
             return null;
         }

@@ -4,6 +4,7 @@ import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.CallerLimitType;
 import dev.llmratelimit.engine.CallerRefusal;
 import dev.llmratelimit.engine.Verdict;
+import dev.llmratelimit.usage.EndpointShape;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -11,24 +12,40 @@ import java.util.Map;
 
 /**
  * An error answer as the client sees it, independent of the server API that sends it (servlet
- * filter or JAX-RS): status, headers and an OpenAI-compatible JSON body ({@code application/json}).
+ * filter or JAX-RS): status, headers and a JSON body ({@code application/json}), OpenAI-compatible
+ * unless it answers an Anthropic Messages request.
  *
- * @param headers in the order they are to be set, unmodifiable
- * @param type    the body's {@code error.type}
- * @param code    the body's {@code error.code}
- * @param message the body's {@code error.message}
+ * @param headers   in the order they are to be set, unmodifiable
+ * @param type      the body's {@code error.type} (OpenAI shape)
+ * @param code      the body's {@code error.code} (OpenAI shape)
+ * @param message   the body's {@code error.message}
+ * @param anthropic whether the body has Anthropic's shape ({@link AnthropicErrors})
  */
-public record ErrorResponse(int status, Map<String, String> headers, String type, String code, String message) {
+public record ErrorResponse(int status, Map<String, String> headers, String type, String code, String message,
+                            boolean anthropic) {
 
     public static final String CONTENT_TYPE = "application/json";
+
+    /** An answer with an OpenAI-compatible body. */
+    public ErrorResponse(int status, Map<String, String> headers, String type, String code, String message) {
+        this(status, headers, type, code, message, false);
+    }
 
     public static ErrorResponse of(int status, String type, String code, String message) {
         return new ErrorResponse(status, Map.of(), type, code, message);
     }
 
-    /** {@code {"error":{"message":..,"type":..,"param":null,"code":..}}} */
+    /** The same answer with the body the clients of that endpoint shape understand. */
+    public ErrorResponse forShape(EndpointShape shape) {
+        return new ErrorResponse(status, headers, type, code, message, shape == EndpointShape.MESSAGES);
+    }
+
+    /**
+     * OpenAI's {@code {"error":{"message":..,"type":..,"param":null,"code":..}}}, or Anthropic's
+     * {@code {"type":"error","error":{"type":..,"message":..}}}.
+     */
     public String body() {
-        return OpenAiErrors.body(type, code, message);
+        return anthropic ? AnthropicErrors.body(status, message) : OpenAiErrors.body(type, code, message);
     }
 
     /**

@@ -16,7 +16,7 @@ public final class OpenAiErrors {
                 + ",\"param\":null,\"code\":" + quote(code) + "}}";
     }
 
-    private static String quote(String text) {
+    static String quote(String text) {
         StringBuilder quoted = new StringBuilder(text.length() + 2).append('"');
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);

@@ -3,6 +3,7 @@ package dev.llmratelimit.servlet;
 import dev.llmratelimit.chat.ChatRequest;
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.ThrottledLog;
+import dev.llmratelimit.usage.PromptTokens;
 import dev.llmratelimit.usage.ResponseBodyObserver;
 import dev.llmratelimit.usage.TokenCounter;
 import dev.llmratelimit.usage.Usage;
@@ -38,7 +39,8 @@ final class Exchange implements AsyncListener {
         this.afterFinish = afterFinish;
         this.request = request;
         this.requestBody = requestBody;
-        this.response = new UsageCapturingResponse(response, request.model(), stripUsageEvent, admission::complete);
+        this.response = new UsageCapturingResponse(response, request.model(), request.shape(), stripUsageEvent,
+                admission::complete);
     }
 
     UsageCapturingResponse response() {
@@ -58,7 +60,7 @@ final class Exchange implements AsyncListener {
         try {
             settle(failure);
         } catch (RuntimeException e) {
-            FINISH_FAILURES.log("Could not settle the usage of a chat-completion request", e);
+            FINISH_FAILURES.log("Could not settle the usage of a rate-limited request", e);
             admission.abort();
         }
         afterFinish.run();
@@ -81,7 +83,7 @@ final class Exchange implements AsyncListener {
         } else if (observer.isStream()) {
             admission.charge(chargeForCutStream(observer));
         } else if (failure == null && !response.hasClientFailed()) {
-            MISSING_USAGE.log("A 2xx chat-completion response carried no usable usage; "
+            MISSING_USAGE.log("A 2xx " + request.shape().configName() + " response carried no usable usage; "
                     + "no tokens recorded beyond a reservation", null);
             admission.completeWithoutUsage();
         } else {
@@ -95,7 +97,8 @@ final class Exchange implements AsyncListener {
      */
     private Usage chargeForCutStream(ResponseBodyObserver observer) {
         TokenCounter counter = TokenCounter.forModel(request.model());
-        return new Usage(counter.promptTokens(requestBody, requestBody.length), observer.streamedCompletionTokens(), 0);
+        return new Usage(PromptTokens.count(counter, request.shape(), requestBody, requestBody.length),
+                observer.streamedCompletionTokens(), 0);
     }
 
     @Override

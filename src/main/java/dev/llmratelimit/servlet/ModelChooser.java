@@ -5,6 +5,7 @@ import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.identity.Caller;
+import dev.llmratelimit.usage.PromptTokens;
 import dev.llmratelimit.usage.TokenCounter;
 
 /**
@@ -42,7 +43,7 @@ final class ModelChooser {
     private Admission admit(Caller caller, String model, ChatRequest chat, byte[] body) {
         RateLimiter limiter = runtime.limiter();
         long promptTokens = limiter.needsPromptTokens(model)
-                ? TokenCounter.forModel(model).promptTokens(body, body.length) : 0;
+                ? PromptTokens.count(TokenCounter.forModel(model), chat.shape(), body, body.length) : 0;
         return limiter.admit(model, caller.teamPriority(), caller.ownPriority(),
                 promptTokens, chat.maxOutputTokens(), runtime.callerLimits().planFor(caller));
     }

@@ -13,6 +13,7 @@ import dev.llmratelimit.engine.ThrottledLog;
 import dev.llmratelimit.http.ErrorResponse;
 import dev.llmratelimit.http.RateLimitHeaderValues;
 import dev.llmratelimit.identity.Caller;
+import dev.llmratelimit.usage.EndpointShape;
 import dev.llmratelimit.wait.WaitRoom;
 import jakarta.servlet.DispatcherType;
 import jakarta.inject.Inject;
@@ -30,7 +31,8 @@ import java.time.Clock;
 import java.util.Optional;
 
 /**
- * The filter in front of chat-completion endpoints. It only translates HTTP to the engine and back:
+ * The filter in front of the endpoints that spend a model's quota (chat, legacy completions,
+ * embeddings, the Responses API, Anthropic Messages: {@link EndpointShape}). It only translates HTTP to the engine and back:
  * read the body once, decide, answer 4xx/5xx itself or call the application with a response that
  * records usage.
  *
@@ -106,40 +108,43 @@ public class RateLimitFilter implements Filter {
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
             throws IOException, ServletException {
-        if (req instanceof HttpServletRequest request && res instanceof HttpServletResponse response
-                && request.getDispatcherType() == DispatcherType.ASYNC
+        if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)) {
+            chain.doFilter(req, res);
+            return;
+        }
+        EndpointShape shape;
+        if (request.getDispatcherType() == DispatcherType.ASYNC
                 && request.getAttribute(WaitingRequest.RESUMED) instanceof WaitingRequest.Resumed resumed) {
             resume(request, response, chain, resumed);
-        } else if (req instanceof HttpServletRequest request && res instanceof HttpServletResponse response
-                && applies(request)) {
+        } else if ((shape = shapeToLimit(request)) != null) {
             request.setAttribute(LIMITED, Boolean.TRUE);
-            limit(request, response, chain);
-        } else if (req instanceof HttpServletRequest request && res instanceof HttpServletResponse response
-                && status.serves(request)) {
+            limit(request, response, chain, shape);
+        } else if (status.serves(request)) {
             status.serve(request, response);
         } else {
             chain.doFilter(req, res);
         }
     }
 
-    private boolean applies(HttpServletRequest request) {
+    /** The endpoint shape of a request the filter limits, else {@code null}. */
+    private EndpointShape shapeToLimit(HttpServletRequest request) {
         return runtime.settings().filterEnabled()
                 && "POST".equals(request.getMethod())          // methods are case-sensitive: "post" is not POST
                 && request.getAttribute(LIMITED) == null
-                && ChatPaths.matches(runtime.settings().paths(), request);
+                ? ChatPaths.shapeOf(runtime.settings().pathShapes(), request) : null;
     }
 
-    private void limit(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-            throws IOException, ServletException {
-        byte[] body = readBody(request, response);
+    private void limit(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
+                       EndpointShape shape) throws IOException, ServletException {
+        byte[] body = readBody(request, response, shape);
         if (body == null) {
             return;
         }
         ChatRequest chat;
         try {
-            chat = ChatRequest.parse(body, body.length, DeclaredCharset.readings(request.getCharacterEncoding()));
+            chat = ChatRequest.parse(body, body.length, DeclaredCharset.readings(request.getCharacterEncoding()), shape);
         } catch (InvalidChatRequestException e) {
-            JsonErrors.write(response, 400, JsonErrors.INVALID_REQUEST, "invalid_request", e.getMessage());
+            JsonErrors.write(response, shape, 400, JsonErrors.INVALID_REQUEST, "invalid_request", e.getMessage());
             return;
         }
         Caller caller;
@@ -155,7 +160,7 @@ public class RateLimitFilter implements Filter {
         Admission admission = choice.admission();
         if (!admission.permitsCall()) {
             if (!waitForCapacity(request, response, caller, choice, chat, body)) {
-                refuse(response, admission);
+                refuse(response, admission, shape);
             }
         } else if (admission.plan() == null) {
             // An unconfigured model (also one that shadow mode lets through): untouched, nothing to count.
@@ -166,17 +171,18 @@ public class RateLimitFilter implements Filter {
     }
 
     /** The body, or null once the filter has answered 413 (too large) or 400 (it could not be read to its end). */
-    private byte[] readBody(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    private byte[] readBody(HttpServletRequest request, HttpServletResponse response, EndpointShape shape)
+            throws IOException {
         byte[] body;
         try {
             body = BodyReader.read(request, runtime.settings().maxBodySize());
         } catch (IOException e) {
-            JsonErrors.write(response, 400, JsonErrors.INVALID_REQUEST, "invalid_request",
+            JsonErrors.write(response, shape, 400, JsonErrors.INVALID_REQUEST, "invalid_request",
                     "The request body could not be read to its end.");
             return null;
         }
         if (body == null) {
-            JsonErrors.write(response, 413, JsonErrors.INVALID_REQUEST, "request_too_large",
+            JsonErrors.write(response, shape, 413, JsonErrors.INVALID_REQUEST, "request_too_large",
                     "Request body exceeds the maximum of " + BodyReader.limit(runtime.settings().maxBodySize()) + " bytes");
         }
         return body;
@@ -235,7 +241,8 @@ public class RateLimitFilter implements Filter {
         }
         // Both edits write ASCII (ModelRewriter escapes the rest) after ASCII structure, so every reading
         // the body passed keeps agreeing.
-        Optional<byte[]> askingForUsage = runtime.settings().injectStreamUsage() && chat.stream() && !chat.includeUsage()
+        Optional<byte[]> askingForUsage = runtime.settings().injectStreamUsage() && chat.shape().hasIncludeUsageOption()
+                && chat.stream() && !chat.includeUsage()
                 ? IncludeUsageRewriter.withIncludeUsage(body, body.length)
                 : Optional.empty();
         RateLimitHeaderValues.forwarded(admission, response::setHeader);
@@ -258,7 +265,7 @@ public class RateLimitFilter implements Filter {
         return room == null ? () -> { } : room::signal;
     }
 
-    private void refuse(HttpServletResponse response, Admission admission) throws IOException {
-        JsonErrors.write(response, ErrorResponse.refusal(admission, runtime.settings().errorStyle()));
+    private void refuse(HttpServletResponse response, Admission admission, EndpointShape shape) throws IOException {
+        JsonErrors.write(response, ErrorResponse.refusal(admission, runtime.settings().errorStyle()).forShape(shape));
     }
 }

@@ -1,6 +1,7 @@
 package dev.llmratelimit.servlet;
 
 import dev.llmratelimit.http.RateLimitHeaderValues;
+import dev.llmratelimit.usage.EndpointShape;
 import dev.llmratelimit.usage.JsonBodyObserver;
 import dev.llmratelimit.usage.ResponseBodyObserver;
 import dev.llmratelimit.usage.SseBodyObserver;
@@ -24,6 +25,7 @@ final class UsageCapturingResponse extends HttpServletResponseWrapper {
 
     private final Consumer<Usage> onUsage;
     private final String model;
+    private final EndpointShape shape;
     private final boolean stripUsageEvent;
     private ResponseBodyObserver observer;
     private ObservedOutputStream stream;
@@ -32,10 +34,11 @@ final class UsageCapturingResponse extends HttpServletResponseWrapper {
     private volatile boolean clientFailed;
     private boolean bodyFinished;
 
-    UsageCapturingResponse(HttpServletResponse response, String model, boolean stripUsageEvent,
+    UsageCapturingResponse(HttpServletResponse response, String model, EndpointShape shape, boolean stripUsageEvent,
                            Consumer<Usage> onUsage) {
         super(response);
         this.model = model;
+        this.shape = shape;
         this.stripUsageEvent = stripUsageEvent;
         this.onUsage = onUsage;
     }
@@ -178,9 +181,9 @@ final class UsageCapturingResponse extends HttpServletResponseWrapper {
             if (status < 200 || status >= 300) {
                 observer = ResponseBodyObserver.PASS_THROUGH;
             } else if (isEventStream()) {
-                observer = new SseBodyObserver(model, stripUsageEvent, onUsage);
+                observer = new SseBodyObserver(shape, model, stripUsageEvent, onUsage);
             } else {
-                observer = new JsonBodyObserver(onUsage);
+                observer = new JsonBodyObserver(shape, onUsage);
             }
         }
         return observer;

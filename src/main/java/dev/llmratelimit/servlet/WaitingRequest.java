@@ -3,6 +3,7 @@ package dev.llmratelimit.servlet;
 import dev.llmratelimit.chat.ChatRequest;
 import dev.llmratelimit.http.ErrorResponse;
 import dev.llmratelimit.http.ErrorStyle;
+import dev.llmratelimit.usage.EndpointShape;
 import dev.llmratelimit.wait.WaitRoom;
 import dev.llmratelimit.wait.WaitingDecision;
 import jakarta.servlet.AsyncContext;
@@ -42,14 +43,16 @@ final class WaitingRequest implements AsyncListener {
     private final HttpServletResponse response;
     private final AsyncContext async;
     private final ErrorStyle style;
+    private final EndpointShape shape;
     private volatile WaitingDecision<ModelChoice> decision;
 
     private WaitingRequest(HttpServletRequest request, HttpServletResponse response, AsyncContext async,
-                           ErrorStyle style) {
+                           ErrorStyle style, EndpointShape shape) {
         this.request = request;
         this.response = response;
         this.async = async;
         this.style = style;
+        this.shape = shape;
     }
 
     /** Puts the refused request in the room, or answers its refusal at once when the room is full. */
@@ -59,12 +62,12 @@ final class WaitingRequest implements AsyncListener {
         WaitingDecision<ModelChoice> decision = WaitingDecision.enter(room, refusal, new ChoiceDecider(decideAgain),
                 rank, clock, maxWaitMillis);
         if (decision == null) {
-            JsonErrors.write(response, ErrorResponse.refusal(refusal.admission(), style));
+            JsonErrors.write(response, ErrorResponse.refusal(refusal.admission(), style).forShape(chat.shape()));
             return;
         }
         AsyncContext async = request.startAsync();
         async.setTimeout(maxWaitMillis + 30_000);
-        WaitingRequest waiting = new WaitingRequest(request, response, async, style);
+        WaitingRequest waiting = new WaitingRequest(request, response, async, style, chat.shape());
         waiting.decision = decision;
         async.addListener(waiting);
         decision.outcome().whenComplete((choice, cancelled) -> {
@@ -89,7 +92,7 @@ final class WaitingRequest implements AsyncListener {
             Map<String, String> headers = new LinkedHashMap<>(answer.headers());
             headers.put(WAITED_HEADER, Long.toString(decision.waitedMillis()));
             JsonErrors.write(response, new ErrorResponse(answer.status(), headers, answer.type(), answer.code(),
-                    answer.message()));
+                    answer.message(), false).forShape(shape));
         } catch (IOException | RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, "Could not answer a request whose wait ended", e);
         } finally {
