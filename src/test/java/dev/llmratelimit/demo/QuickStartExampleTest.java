@@ -20,7 +20,7 @@ class QuickStartExampleTest {
         try (DemoFixture demo = new DemoFixture()) {
             Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-cp", System.getProperty("java.class.path"), "docs/examples/QuickStart.java", demo.baseUrl())
-                    .redirectErrorStream(true).start();
+                    .redirectError(ProcessBuilder.Redirect.INHERIT).start();   // libraries' warnings stay out of what the example prints
             String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
 
