@@ -305,8 +305,17 @@ public final class RateLimitRuntime implements AutoCloseable {
     /** Where meters go and whether there are any (read at start-up). */
     private record Observability(Telemetry telemetry, ObservabilitySettings settings) {
 
+        /**
+         * The meters, or none where the container's OpenTelemetry API cannot make them (an older API
+         * than the one compiled against, as Payara 6 ships): metrics must never stop the application.
+         */
         Metrics metricsFor(RateLimitPolicy policy, StoreHealth health) {
-            return (settings.metricsEnabled() ? telemetry : Telemetry.NONE).metrics(policy, health);
+            try {
+                return (settings.metricsEnabled() ? telemetry : Telemetry.NONE).metrics(policy, health);
+            } catch (LinkageError | RuntimeException e) {
+                LOG.log(Level.WARNING, "OpenTelemetry metrics are off: the OpenTelemetry API here cannot make them", e);
+                return Telemetry.NONE.metrics(policy, health);
+            }
         }
     }
 }

@@ -21,6 +21,16 @@ public interface Telemetry {
      * OpenTelemetry API is not on the class path.
      */
     static Telemetry fromEnvironment() {
-        return OpenTelemetryApi.PRESENT ? dev.llmratelimit.observe.otel.OpenTelemetryTelemetry.fromEnvironment() : NONE;
+        if (!OpenTelemetryApi.PRESENT) {
+            return NONE;
+        }
+        try {
+            return dev.llmratelimit.observe.otel.OpenTelemetryTelemetry.fromEnvironment();
+        } catch (LinkageError | RuntimeException e) {
+            // An OpenTelemetry API older than the one compiled against (Payara 6 ships one): no meters, never no start.
+            System.getLogger(Telemetry.class.getName()).log(System.Logger.Level.WARNING,
+                    "OpenTelemetry metrics are off: the OpenTelemetry API here cannot make them", e);
+            return NONE;
+        }
     }
 }
