@@ -33,26 +33,33 @@ public final class BenchmarkRunner {
         Files.createDirectories(out.resolve(PLOTS));
         long started = System.nanoTime();
 
-        progress("1/5 decision cost, in-memory store (JMH)", started);
+        progress("decision cost, in-memory store (JMH)", started);
         List<DecisionCost.Cost> costs = new DecisionCost(settings).measure();
         List<RedisDecisionCost.Result> redisCosts;
         List<HttpOverhead.Result> http;
         List<BurstAccuracy.Result> accuracy;
         MemoryFootprint.Result memory;
+        OutboundCost.Result outbound;
         String redisVersion;
         try (RedisServer redis = RedisServer.startNew()) {
             redisVersion = redisVersion(redis);
-            progress("2/5 decision cost, Redis store", started);
+            progress("decision cost, Redis store", started);
             try (RedisDecisionCost redisCost = new RedisDecisionCost(settings, redis.address())) {
                 redisCosts = redisCost.measure();
             }
-            progress("3/5 HTTP overhead", started);
+            progress("HTTP overhead", started);
             http = new HttpOverhead(settings, redis.address()).measure();
-            progress("4/5 accuracy under bursts", started);
+            progress("accuracy under bursts", started);
             accuracy = new BurstAccuracy(settings, redis).measure();
-            progress("5/5 memory", started);
+            progress("memory", started);
             memory = new MemoryFootprint(redis).measure();
+            progress("client-side limiter", started);
+            outbound = new OutboundCost(settings, redis.address()).measure();
         }
+        progress("waiting instead of a 429", started);
+        WaitingCost.Result waiting = new WaitingCost(settings).measure();
+        progress("hostile input: tokenizer, body readings", started);
+        HostileInputCost.Result hostile = new HostileInputCost(settings).measure();
 
         Report report = new Report();
         DecisionCost.write(report, costs);
@@ -62,6 +69,9 @@ public final class BenchmarkRunner {
         report.paragraph("![HTTP throughput](" + PLOTS + "/http-throughput.png)");
         BurstAccuracy.write(report, accuracy);
         MemoryFootprint.write(report, memory);
+        WaitingCost.write(report, waiting);
+        HostileInputCost.write(report, hostile);
+        OutboundCost.write(report, outbound);
         plotRedisLatency(redisCosts, out.resolve(PLOTS).resolve("redis-latency.png"));
         plotHttpThroughput(http, out.resolve(PLOTS).resolve("http-throughput.png"));
 

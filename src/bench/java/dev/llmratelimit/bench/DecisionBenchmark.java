@@ -4,18 +4,30 @@ import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.engine.AdmissionRequest;
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.CallerPlan;
+import dev.llmratelimit.engine.DecisionObserver;
+import dev.llmratelimit.observe.Metrics;
+import dev.llmratelimit.observe.StoreHealth;
+import dev.llmratelimit.observe.otel.OpenTelemetryTelemetry;
+import dev.llmratelimit.policy.RateLimitPolicy;
 import dev.llmratelimit.identity.Caller;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.store.memory.MemoryAdmissionStore;
 import dev.llmratelimit.testsupport.Policies;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.metrics.SdkMeterProvider;
+import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 
 /**
  * One decision with the in-memory store, and what a Java user would wire by hand instead: two local
@@ -29,6 +41,8 @@ public class DecisionBenchmark {
     static final long TPM = 50_000_000_000L;
 
     private RateLimiter limiter;
+    private RateLimiter measured;
+    private OpenTelemetrySdk sdk;
     private RateLimitRuntime withCallerLimits;
     private CallerPlan callerPlan;
     private Bucket requests;
@@ -37,6 +51,14 @@ public class DecisionBenchmark {
     @Setup
     public void setUp() {
         limiter = new RateLimiter(threePoolPolicy(), new MemoryAdmissionStore());
+        // Metrics on: the OpenTelemetry SDK with a reader (so every measurement is aggregated), no span current.
+        sdk = OpenTelemetrySdk.builder().setMeterProvider(SdkMeterProvider.builder()
+                .registerMetricReader(InMemoryMetricReader.create()).build()).build();
+        RateLimitPolicy policy = threePoolPolicy();
+        StoreHealth health = new StoreHealth("memory", Map.of(), Clock.systemUTC());
+        Metrics metrics = OpenTelemetryTelemetry.of(sdk).metrics(policy, health);
+        measured = new RateLimiter(policy, new MemoryAdmissionStore(), Clock.systemUTC(), RateLimiter.DEFAULT_LEASE_MILLIS,
+                List.of(), DecisionObserver.both(health, metrics));
         withCallerLimits = RateLimitRuntime.create(Policies.properties("models.gpt-4o.rpm=" + RPM,
                 "models.gpt-4o.tpm=" + TPM, "reservation.prod=0.5", "reservation.dev=0.2", "window=60s",
                 "principals.bench-key.team=bench-team", "principals.bench-key.rpm-limit=" + RPM,
@@ -47,7 +69,13 @@ public class DecisionBenchmark {
         tokens = Bucket.builder().addLimit(minuteLimit(TPM)).build();
     }
 
-    static dev.llmratelimit.policy.RateLimitPolicy threePoolPolicy() {
+    @TearDown
+    public void tearDown() {
+        sdk.close();
+        withCallerLimits.close();
+    }
+
+    static RateLimitPolicy threePoolPolicy() {
         return Policies.policy("models.gpt-4o.rpm=" + RPM, "models.gpt-4o.tpm=" + TPM,
                 "reservation.prod=0.5", "reservation.dev=0.2", "window=60s");
     }
@@ -59,6 +87,12 @@ public class DecisionBenchmark {
     @Benchmark
     public Admission rateLimiter() {
         return limiter.admit(AdmissionRequest.of("gpt-4o", "prod", null));
+    }
+
+    /** The same decision with OpenTelemetry metrics on: the decision counter and the latency histogram. */
+    @Benchmark
+    public Admission rateLimiterWithMetrics() {
+        return measured.admit(AdmissionRequest.of("gpt-4o", "prod", null));
     }
 
     /**

@@ -32,7 +32,8 @@ final class DecisionCost {
     List<Cost> measure() throws RunnerException {
         List<Cost> costs = new ArrayList<>();
         for (int threads : new int[] {1, 2}) {
-            for (String benchmark : List.of("rateLimiter", "rateLimiterWithCallerLimits", "bucket4jTwoBuckets")) {
+            for (String benchmark : List.of("rateLimiter", "rateLimiterWithMetrics", "rateLimiterWithCallerLimits",
+                    "bucket4jTwoBuckets")) {
                 costs.add(run(benchmark, threads));
             }
         }
@@ -91,7 +92,15 @@ final class DecisionCost {
                 + "`tpm-limit`), a decision also acquires and releases the caller's counters: "
                 + Report.ratio(withCallers.average() / ours.average()) + " the cost of the decision without them "
                 + "(average, one thread).");
+        Cost withMetrics = find(costs, "rateLimiterWithMetrics", 1);
+        double metricsRatio = withMetrics.average() / ours.average();
+        report.paragraph("With OpenTelemetry metrics on (the SDK with a reader, so each decision adds one to the "
+                + "decision counter and one sample to the latency histogram, with precomputed attributes; no span "
+                + "current), a decision costs " + Report.ratio(metricsRatio) + " the decision without them (average, "
+                + "one thread). Without an SDK (or with `metrics.enabled=false`) no meter is called: the first row.");
         report.target("median decision <= 1 us on one thread", ours.p50() <= 1_000, Report.fixed(ours.p50(), 0) + " ns")
+                .target("metrics on cost at most 10 % more (average, one thread)", metricsRatio <= 1.10,
+                        Report.ratio(metricsRatio))
                 .target("within 2x of Bucket4j's cost on one thread (average)", ratio <= 2.0, Report.ratio(ratio))
                 .endTargets();
     }
@@ -100,6 +109,7 @@ final class DecisionCost {
         return switch (benchmark) {
             case "rateLimiter" -> "llm-ratelimit (memory)";
             case "rateLimiterWithCallerLimits" -> "llm-ratelimit (memory) + caller limits";
+            case "rateLimiterWithMetrics" -> "llm-ratelimit (memory) + OpenTelemetry metrics";
             default -> "Bucket4j, 2 local buckets";
         };
     }

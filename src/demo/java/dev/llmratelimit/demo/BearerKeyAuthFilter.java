@@ -16,7 +16,9 @@ import java.util.Map;
 
 /**
  * Stands for the application's own authentication: {@code Authorization: Bearer <key>} becomes the
- * principal named by {@code demo.keys.<key>}. No header: anonymous. An unknown key: 401.
+ * principal named by {@code demo.keys.<key>}. No header: anonymous. An unknown key: 401. A
+ * configuration without {@code demo.keys.*} authenticates no one: every caller is anonymous, whatever
+ * key its SDK sends.
  */
 public final class BearerKeyAuthFilter implements Filter {
 
@@ -26,16 +28,26 @@ public final class BearerKeyAuthFilter implements Filter {
         this.keys = Map.copyOf(keys);
     }
 
+    /** {@code Authorization: Bearer <key>}, else Anthropic's {@code x-api-key: <key>}, else null. */
+    private static String key(HttpServletRequest request) {
+        String authorization = request.getHeader("Authorization");
+        if (authorization != null && authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return authorization.substring(7).trim();
+        }
+        String apiKey = request.getHeader("x-api-key");
+        return apiKey == null ? null : apiKey.trim();
+    }
+
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
             throws IOException, ServletException {
         HttpServletRequest request = (HttpServletRequest) req;
-        String authorization = request.getHeader("Authorization");
-        if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
+        String key = key(request);
+        if (keys.isEmpty() || key == null) {
             chain.doFilter(req, res);
             return;
         }
-        String name = keys.get(authorization.substring(7).trim());
+        String name = keys.get(key);
         if (name == null) {
             HttpServletResponse response = (HttpServletResponse) res;
             response.setStatus(401);

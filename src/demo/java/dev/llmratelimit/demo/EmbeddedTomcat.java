@@ -6,6 +6,7 @@ import org.apache.catalina.Context;
 import org.apache.catalina.LifecycleException;
 import org.apache.catalina.Wrapper;
 import org.apache.catalina.connector.Connector;
+import org.apache.catalina.servlets.DefaultServlet;
 import org.apache.catalina.startup.Tomcat;
 import org.apache.tomcat.util.descriptor.web.FilterDef;
 import org.apache.tomcat.util.descriptor.web.FilterMap;
@@ -29,6 +30,15 @@ public final class EmbeddedTomcat implements AutoCloseable {
         tomcat.setConnector(connector);
         tomcat.getHost().setAutoDeploy(false);
         context = tomcat.addContext("", baseDir.toString());
+        // As in every real server, a default servlet answers unmapped paths (404), so filters see them too.
+        Tomcat.addServlet(context, "default", new DefaultServlet());
+        context.addServletMappingDecoded("/", "default");
+    }
+
+    /** At most this many container threads serve requests (the default is 200). */
+    public EmbeddedTomcat maxThreads(int threads) {
+        connector.setProperty("maxThreads", Integer.toString(threads));
+        return this;
     }
 
     public Context context() {
@@ -56,6 +66,8 @@ public final class EmbeddedTomcat implements AutoCloseable {
         context.addFilterDef(definition);
         FilterMap mapping = new FilterMap();
         mapping.setFilterName(definition.getFilterName());
+        mapping.setDispatcher("REQUEST");
+        mapping.setDispatcher("ASYNC");
         for (String pattern : urlPatterns) {
             mapping.addURLPattern(pattern);
         }

@@ -1,6 +1,9 @@
 package dev.llmratelimit.chat;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.Charset;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -66,5 +69,18 @@ record BodyEncoding(Charset charset, int bomLength) {
 
     boolean isUtf8() {
         return charset.equals(StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The text of the body (byte order mark excluded), decoded strictly: parsers disagree on malformed
+     * input (Jackson reads an overlong UTF-8 sequence as the character it spells, the JDK decoders as
+     * U+FFFD), so malformed input has no one reading and is refused.
+     */
+    String decodeStrictly(byte[] body, int length) throws CharacterCodingException {
+        return charset.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT)
+                .decode(ByteBuffer.wrap(body, bomLength, length - bomLength))
+                .toString();
     }
 }

@@ -1,128 +1,90 @@
 package dev.llmratelimit.chat;
 
 import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import dev.llmratelimit.usage.EndpointShape;
 
-import java.io.IOException;
+import java.nio.charset.Charset;
+import java.util.List;
 
 /**
- * What the filter needs from a chat-completion request body.
+ * The fields of a request body the filter decides on, read with the types the API of its endpoint
+ * shape requires ({@link DecisionFields}, {@link ShapeFields}).
  *
- * @param model        the {@code model} field, as sent
- * @param stream       {@code "stream": true}; any other value counts as false
- * @param maxTokens    {@code max_completion_tokens} if present, else {@code max_tokens}, else
- *                     {@link #NO_MAX_TOKENS}; a value that is not a non-negative integer counts as
- *                     absent, one beyond {@code long} as {@link Long#MAX_VALUE}
- * @param includeUsage {@code "stream_options": {"include_usage": true}}
+ * @param model               the {@code model} field, as sent
+ * @param stream              {@code "stream": true}
+ * @param includeUsage        {@code "stream_options": {"include_usage": true}}
+ * @param maxTokens           {@code max_tokens}, or {@link #NO_MAX_TOKENS}
+ * @param maxCompletionTokens {@code max_completion_tokens}, or {@link #NO_MAX_TOKENS}
+ * @param n                   {@code n}, the number of choices (1 when absent)
+ * @param shape               the endpoint shape the body was read as; {@code maxTokens} holds that shape's
+ *                            output cap ({@code max_output_tokens} of the Responses API)
  */
-public record ChatRequest(String model, boolean stream, long maxTokens, boolean includeUsage) {
+public record ChatRequest(String model, boolean stream, boolean includeUsage, long maxTokens,
+                          long maxCompletionTokens, int n, EndpointShape shape) {
 
     public static final long NO_MAX_TOKENS = -1;
+
+    /** A chat-completion request. */
+    public ChatRequest(String model, boolean stream, boolean includeUsage, long maxTokens, long maxCompletionTokens, int n) {
+        this(model, stream, includeUsage, maxTokens, maxCompletionTokens, n, EndpointShape.CHAT);
+    }
+
+    /** The same request for another model (a fallback). */
+    public ChatRequest withModel(String other) {
+        return new ChatRequest(other, stream, includeUsage, maxTokens, maxCompletionTokens, n, shape);
+    }
 
     /** Rejects duplicated keys at any depth, so that no two readers of one body can disagree. */
     static final JsonFactory STRICT_JSON = JsonFactory.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .build();
 
-    private static final String DUPLICATE_MESSAGE_PREFIX = "Duplicate field";
+    /** The completion tokens one choice may use: {@code max_completion_tokens}, else {@code max_tokens}, else none. */
+    public long maxTokensPerChoice() {
+        return maxCompletionTokens != NO_MAX_TOKENS ? maxCompletionTokens : maxTokens;
+    }
 
     /**
-     * Reads the first {@code length} bytes of {@code body} (UTF-8, or UTF-16/32 as Jackson detects
-     * them) in one pass, skipping the content of every field it does not need.
+     * The completion tokens the whole request may use ({@link #n} choices), or {@link #NO_MAX_TOKENS};
+     * 0 for embeddings, which produce none.
+     */
+    public long maxOutputTokens() {
+        long perChoice = outputCapPerChoice();
+        return perChoice == NO_MAX_TOKENS ? NO_MAX_TOKENS : perChoice * n;
+    }
+
+    /** The completion tokens one choice may use, or {@link #NO_MAX_TOKENS}; 0 for embeddings, which produce none. */
+    public long outputCapPerChoice() {
+        return shape == EndpointShape.EMBEDDINGS ? 0 : maxTokensPerChoice();
+    }
+
+    /**
+     * Reads the first {@code length} bytes of {@code body} as a byte-detecting JSON parser does
+     * (UTF-8, or UTF-16/32 by their byte order mark or zero bytes), in one pass that skips the content
+     * of every field it does not need.
      *
-     * @throws InvalidChatRequestException the body is not exactly one JSON object, has a duplicated
-     *                                     key, or has no string {@code model}
+     * @throws InvalidChatRequestException the body is not valid UTF-8/16/32, not exactly one JSON object,
+     *                                     has a duplicated key, no string {@code model}, or a decision field
+     *                                     of the wrong type
      */
     public static ChatRequest parse(byte[] body, int length) throws InvalidChatRequestException {
-        try (JsonParser parser = STRICT_JSON.createParser(body, 0, length)) {
-            return read(parser);
-        } catch (StreamConstraintsException e) {
-            throw new InvalidChatRequestException("The request body exceeds the JSON nesting or size limits.", null);
-        } catch (JsonProcessingException e) {
-            String problem = e.getOriginalMessage() != null && e.getOriginalMessage().startsWith(DUPLICATE_MESSAGE_PREFIX)
-                    ? "The request body contains a duplicated key"
-                    : "The request body is not valid JSON";
-            throw new InvalidChatRequestException(problem + at(e.getLocation()) + ".", null);
-        } catch (IOException e) {
-            throw new InvalidChatRequestException("The request body is not valid JSON.", null);
-        }
+        return parse(body, length, List.of());
     }
 
-    private static ChatRequest read(JsonParser p) throws IOException, InvalidChatRequestException {
-        if (p.nextToken() != JsonToken.START_OBJECT) {
-            throw new InvalidChatRequestException("The request body must be a JSON object.", null);
-        }
-        String model = null;
-        boolean stream = false;
-        boolean includeUsage = false;
-        long maxTokens = NO_MAX_TOKENS;
-        long maxCompletionTokens = NO_MAX_TOKENS;
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String name = p.currentName();
-            JsonToken value = p.nextToken();
-            switch (name) {
-                case "model" -> {
-                    if (value != JsonToken.VALUE_STRING) {
-                        throw new InvalidChatRequestException("The 'model' field must be a string.", "model");
-                    }
-                    model = p.getText();
-                }
-                case "stream" -> stream = value == JsonToken.VALUE_TRUE;
-                case "max_tokens" -> maxTokens = tokenLimit(p, value);
-                case "max_completion_tokens" -> maxCompletionTokens = tokenLimit(p, value);
-                case "stream_options" -> includeUsage = includesUsage(p, value);
-                default -> { }
-            }
-            p.skipChildren();
-        }
-        JsonLocation end = p.currentLocation();
-        if (p.nextToken() != null) {
-            throw new InvalidChatRequestException(
-                    "The request body must hold a single JSON object; more content follows it" + at(end) + ".", null);
-        }
-        if (model == null) {
-            throw new InvalidChatRequestException("The request body must have a string 'model' field.", "model");
-        }
-        return new ChatRequest(model, stream, maxCompletionTokens != NO_MAX_TOKENS ? maxCompletionTokens : maxTokens,
-                includeUsage);
+    /**
+     * Reads the body as {@link #parse(byte[], int)} does, and also as text decoded in each of
+     * {@code textCharsets} (the ways an application may decode it, as {@code getReader()} does);
+     * refuses it unless every reading has the same decision fields.
+     */
+    public static ChatRequest parse(byte[] body, int length, List<Charset> textCharsets)
+            throws InvalidChatRequestException {
+        return parse(body, length, textCharsets, EndpointShape.CHAT);
     }
 
-    private static long tokenLimit(JsonParser p, JsonToken value) throws IOException {
-        if (value != JsonToken.VALUE_NUMBER_INT) {
-            return NO_MAX_TOKENS;
-        }
-        if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-            return p.getBigIntegerValue().signum() > 0 ? Long.MAX_VALUE : NO_MAX_TOKENS;
-        }
-        long limit = p.getLongValue();
-        return limit >= 0 ? limit : NO_MAX_TOKENS;
-    }
-
-    /** Leaves the parser on the END_OBJECT of {@code stream_options} (or on the scalar value). */
-    private static boolean includesUsage(JsonParser p, JsonToken value) throws IOException {
-        boolean include = false;
-        if (value == JsonToken.START_OBJECT) {
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                JsonToken option = p.nextToken();
-                if (name.equals("include_usage")) {
-                    include = option == JsonToken.VALUE_TRUE;
-                }
-                p.skipChildren();
-            }
-        }
-        return include;
-    }
-
-    private static String at(JsonLocation location) {
-        if (location == null || location.getLineNr() < 1) {
-            return "";
-        }
-        return " (line " + location.getLineNr() + ", column " + location.getColumnNr() + ")";
+    /** As {@link #parse(byte[], int, List)}, reading the decision fields of the given endpoint shape. */
+    public static ChatRequest parse(byte[] body, int length, List<Charset> textCharsets, EndpointShape shape)
+            throws InvalidChatRequestException {
+        return OneReading.of(body, length, textCharsets, shape);
     }
 }

@@ -1,11 +1,9 @@
 package dev.llmratelimit.chat;
 
-import com.fasterxml.jackson.core.JsonLocation;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
 /**
@@ -30,69 +28,24 @@ public final class IncludeUsageRewriter {
     private IncludeUsageRewriter() {
     }
 
-    /** A replacement of the text in [start, end): in bytes for UTF-8, in chars otherwise. */
-    private record Edit(int start, int end, String replacement) {
-    }
-
     /**
      * Returns the body with usage requested, or empty when no change is needed or none can be made
      * safely: usage already requested, {@code stream_options} neither an object nor null, or a body that
      * {@link ChatRequest#parse} would refuse.
      */
     public static Optional<byte[]> withIncludeUsage(byte[] body, int length) {
-        BodyEncoding encoding = BodyEncoding.detect(body, length);
-        if (encoding == null) {
-            return Optional.empty();
-        }
-        try {
-            return encoding.isUtf8() ? spliceUtf8(body, length) : spliceText(body, length, encoding);
-        } catch (IOException e) {
-            return Optional.empty();
-        }
-    }
-
-    private static Optional<byte[]> spliceUtf8(byte[] body, int length) throws IOException {
-        Edit edit;
-        try (JsonParser parser = ChatRequest.STRICT_JSON.createParser(body, 0, length)) {
-            edit = findEdit(parser, false);
-        }
-        if (edit == null) {
-            return Optional.empty();
-        }
-        byte[] replacement = edit.replacement().getBytes(StandardCharsets.US_ASCII);
-        byte[] result = new byte[length - (edit.end() - edit.start()) + replacement.length];
-        System.arraycopy(body, 0, result, 0, edit.start());
-        System.arraycopy(replacement, 0, result, edit.start(), replacement.length);
-        System.arraycopy(body, edit.end(), result, edit.start() + replacement.length, length - edit.end());
-        return Optional.of(result);
-    }
-
-    private static Optional<byte[]> spliceText(byte[] body, int length, BodyEncoding encoding) throws IOException {
-        String text = new String(body, encoding.bomLength(), length - encoding.bomLength(), encoding.charset());
-        Edit edit;
-        try (JsonParser parser = ChatRequest.STRICT_JSON.createParser(text)) {
-            edit = findEdit(parser, true);
-        }
-        if (edit == null) {
-            return Optional.empty();
-        }
-        String edited = text.substring(0, edit.start()) + edit.replacement() + text.substring(edit.end());
-        byte[] encoded = edited.getBytes(encoding.charset());
-        byte[] result = new byte[encoding.bomLength() + encoded.length];
-        System.arraycopy(body, 0, result, 0, encoding.bomLength());
-        System.arraycopy(encoded, 0, result, encoding.bomLength(), encoded.length);
-        return Optional.of(result);
+        return BodySplice.apply(body, length, IncludeUsageRewriter::findEdit);
     }
 
     /** Reads the whole body (so a malformed one yields no edit); null when nothing is to change. */
-    private static Edit findEdit(JsonParser p, boolean charOffsets) throws IOException {
+    private static BodySplice.Edit findEdit(JsonParser p, boolean charOffsets) throws IOException {
         if (p.nextToken() != JsonToken.START_OBJECT) {
             return null;
         }
-        int open = offset(p.currentTokenLocation(), charOffsets);
+        int open = BodySplice.offset(p.currentTokenLocation(), charOffsets);
         boolean empty = true;
         boolean optionsSeen = false;
-        Edit edit = null;
+        BodySplice.Edit edit = null;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             empty = false;
             boolean options = p.currentName().equals(OPTIONS_FIELD);
@@ -108,13 +61,13 @@ public final class IncludeUsageRewriter {
         }
         if (!optionsSeen) {
             String inserted = "\"" + OPTIONS_FIELD + "\":{\"" + USAGE_FIELD + "\":true}" + (empty ? "" : ",");
-            return new Edit(open + 1, open + 1, inserted);
+            return new BodySplice.Edit(open + 1, open + 1, inserted);
         }
         return edit;
     }
 
     /** Leaves the parser on the last token of the {@code stream_options} value. */
-    private static Edit optionsEdit(JsonParser p, boolean charOffsets) throws IOException {
+    private static BodySplice.Edit optionsEdit(JsonParser p, boolean charOffsets) throws IOException {
         JsonToken value = p.currentToken();
         if (value == JsonToken.VALUE_NULL) {
             return replaceValue(p, charOffsets, "{\"" + USAGE_FIELD + "\":true}");
@@ -122,10 +75,10 @@ public final class IncludeUsageRewriter {
         if (value != JsonToken.START_OBJECT) {
             return null;
         }
-        int open = offset(p.currentTokenLocation(), charOffsets);
+        int open = BodySplice.offset(p.currentTokenLocation(), charOffsets);
         boolean empty = true;
         boolean usageSeen = false;
-        Edit edit = null;
+        BodySplice.Edit edit = null;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             empty = false;
             boolean usage = p.currentName().equals(USAGE_FIELD);
@@ -137,23 +90,19 @@ public final class IncludeUsageRewriter {
             p.skipChildren();
         }
         if (!usageSeen) {
-            return new Edit(open + 1, open + 1, "\"" + USAGE_FIELD + "\":true" + (empty ? "" : ","));
+            return new BodySplice.Edit(open + 1, open + 1, "\"" + USAGE_FIELD + "\":true" + (empty ? "" : ","));
         }
         return edit;
     }
 
     /** Consumes the current value and replaces all of its text. */
-    private static Edit replaceValue(JsonParser p, boolean charOffsets, String replacement) throws IOException {
-        int start = offset(p.currentTokenLocation(), charOffsets);
+    private static BodySplice.Edit replaceValue(JsonParser p, boolean charOffsets, String replacement) throws IOException {
+        int start = BodySplice.offset(p.currentTokenLocation(), charOffsets);
         if (p.currentToken() == JsonToken.VALUE_STRING) {
             p.finishToken();
         } else {
             p.skipChildren();
         }
-        return new Edit(start, offset(p.currentLocation(), charOffsets), replacement);
-    }
-
-    private static int offset(JsonLocation location, boolean charOffsets) {
-        return (int) (charOffsets ? location.getCharOffset() : location.getByteOffset());
+        return new BodySplice.Edit(start, BodySplice.offset(p.currentLocation(), charOffsets), replacement);
     }
 }

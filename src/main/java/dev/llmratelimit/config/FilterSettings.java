@@ -1,37 +1,65 @@
 package dev.llmratelimit.config;
 
+import dev.llmratelimit.http.ErrorStyle;
 import dev.llmratelimit.policy.PolicyException;
 import dev.llmratelimit.policy.PolicyParser;
+import dev.llmratelimit.usage.EndpointShape;
 
-import java.util.Arrays;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
- * The servlet-side settings: which paths are protected, how large a body may be, whether streamed
- * requests get {@code stream_options.include_usage}, and which store holds the counters.
+ * The servlet-side settings: whether the filter and the interceptor limit at all, which paths are
+ * protected and their endpoint shapes ({@link ProtectedPaths}), how large a body may be, whether streamed
+ * requests get {@code stream_options.include_usage}, which store holds the counters, and the shape of
+ * a 429 body.
+ *
+ * @param filterEnabled      {@code llm.ratelimit.enabled} and {@code llm.ratelimit.filter.enabled}
+ * @param interceptorEnabled {@code llm.ratelimit.enabled} and {@code llm.ratelimit.interceptor.enabled}
  */
-public record FilterSettings(boolean enabled, Set<String> paths, long maxBodySize,
-                             boolean injectStreamUsage, String store) {
+public record FilterSettings(boolean filterEnabled, boolean interceptorEnabled, Map<String, EndpointShape> pathShapes,
+                             long maxBodySize,
+                             boolean injectStreamUsage, String store, ErrorStyle errorStyle) {
 
-    public static final String DEFAULT_PATHS = "/v1/chat/completions,/chat/completions";
+    /** The default {@code llm.ratelimit.paths}: every shape's {@code /v1/...} path, each also without {@code /v1}. */
+    public static final String DEFAULT_PATHS = ProtectedPaths.defaultPaths();
+
+    /** The protected paths. */
+    public Set<String> paths() {
+        return pathShapes.keySet();
+    }
 
     public static FilterSettings parse(Map<String, String> properties) {
         String prefix = PolicyParser.PREFIX;
-        Set<String> paths = Arrays.stream(properties.getOrDefault(prefix + "paths", DEFAULT_PATHS).split(","))
-                .map(String::trim).filter(path -> !path.isEmpty()).collect(Collectors.toUnmodifiableSet());
+        Map<String, EndpointShape> paths = ProtectedPaths.parse(properties);
         String store = properties.getOrDefault(prefix + "store", "memory").trim().toLowerCase(Locale.ROOT);
         if (!store.equals("memory") && !store.equals("redis")) {
             throw new PolicyException(prefix + "store", store, "expected one of memory, redis");
         }
+        if (store.equals("redis") && !redissonPresent()) {
+            throw new PolicyException(prefix + "store", store, "Redisson is not on the application's class path; "
+                    + "add org.redisson:redisson (an optional dependency of llm-ratelimit-filter) to the application");
+        }
+        boolean enabled = bool(properties, prefix + "enabled", true);
         return new FilterSettings(
-                bool(properties, prefix + "enabled", true),
+                bool(properties, prefix + "filter.enabled", true) && enabled,
+                bool(properties, prefix + "interceptor.enabled", true) && enabled,
                 paths,
                 ByteSizes.parse(prefix + "max-body-size", properties.getOrDefault(prefix + "max-body-size", "4MiB")),
                 bool(properties, prefix + "inject-stream-usage", true),
-                store);
+                store,
+                ErrorStyle.parse(prefix + ErrorStyle.PROPERTY, properties.getOrDefault(prefix + ErrorStyle.PROPERTY, "litellm")));
+    }
+
+    /** Seen from this library's class loader, the one that links the Redis store. */
+    private static boolean redissonPresent() {
+        try {
+            Class.forName("org.redisson.api.RedissonClient", false, FilterSettings.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
     }
 
     private static boolean bool(Map<String, String> properties, String property, boolean defaultValue) {

@@ -4,8 +4,12 @@ import dev.llmratelimit.identity.CallerResolver;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.context.Initialized;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
+
+import java.time.Clock;
 
 /**
  * The application-wide runtime where the container has CDI: built once from MicroProfile Config,
@@ -19,9 +23,35 @@ public class RateLimitContext {
 
     private RateLimitRuntime runtime;
 
+    private static final System.Logger LOG = System.getLogger(RateLimitContext.class.getName());
+
     @PostConstruct
     void start() {
-        runtime = RateLimitRuntime.create(RateLimitProperties.fromMicroProfileConfig(), applicationCallerResolver());
+        runtime = startRuntime(ConfigurationLoader.of("MicroProfile Config", RateLimitProperties::fromMicroProfileConfig),
+                applicationCallerResolver());
+    }
+
+    /**
+     * Builds the runtime when the application starts; a failure is logged with its message before it
+     * fails the deployment, since not every server's log shows the cause (Payara shows only Weld's
+     * wrapper).
+     */
+    public static RateLimitRuntime startRuntime(ConfigurationLoader loader, CallerResolver callerResolver) {
+        try {
+            return RateLimitRuntime.create(loader, callerResolver, Clock.systemUTC());
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.ERROR, "llm-ratelimit-filter cannot start, so neither can the application: "
+                    + e.getMessage());
+            throw e;
+        }
+    }
+
+    /**
+     * Builds the runtime when the application starts (observing the event creates this bean), so
+     * invalid configuration fails the deployment also where only the interceptor is used.
+     */
+    void startWithApplication(@Observes @Initialized(ApplicationScoped.class) Object application) {
+        // the bean's @PostConstruct did the work
     }
 
     /** The application's own {@link CallerResolver} bean, or {@code null} when it has none. */

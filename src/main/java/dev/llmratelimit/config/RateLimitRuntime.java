@@ -1,50 +1,90 @@
 package dev.llmratelimit.config;
 
+import dev.llmratelimit.config.ConfigurationLoader.LoadedConfiguration;
 import dev.llmratelimit.engine.AdmissionStore;
+import dev.llmratelimit.engine.DecisionObserver;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.identity.CallerLimitPolicy;
 import dev.llmratelimit.identity.CallerResolver;
-import dev.llmratelimit.identity.CallerResolvers;
-import dev.llmratelimit.policy.PolicyParser;
+import dev.llmratelimit.observe.BudgetStatus;
+import dev.llmratelimit.observe.Metrics;
+import dev.llmratelimit.observe.ObservabilitySettings;
+import dev.llmratelimit.observe.StatusReader;
+import dev.llmratelimit.observe.StatusSettings;
+import dev.llmratelimit.observe.StoreHealth;
+import dev.llmratelimit.observe.Telemetry;
+import dev.llmratelimit.policy.EnforcementMode;
+import dev.llmratelimit.policy.FallbackPolicy;
 import dev.llmratelimit.policy.RateLimitPolicy;
-import dev.llmratelimit.store.CircuitBreaker;
-import dev.llmratelimit.store.CircuitBreakerSettings;
-import dev.llmratelimit.store.CircuitBreakingAdmissionStore;
-import dev.llmratelimit.store.CompensatingAdmissionStore;
-import dev.llmratelimit.store.PendingCompensations;
+import dev.llmratelimit.policy.WaitPolicy;
 import dev.llmratelimit.store.memory.MemoryAdmissionStore;
-import dev.llmratelimit.store.redis.RedisAdmissionStore;
-import dev.llmratelimit.store.redis.RedisStoreSettings;
-import dev.llmratelimit.store.redis.RedissonClientFactory;
-import org.redisson.api.RedissonClient;
+import dev.llmratelimit.usage.TokenCounter;
+import dev.llmratelimit.wait.WaitRoom;
 
+import java.lang.System.Logger.Level;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
- * Everything the filter needs, built once from the {@code llm.ratelimit.*} properties: the engine
- * with its stores, the caller resolver, the per-caller limit policy and the servlet settings.
- * Closing it closes the stores (and the Redis client they share).
+ * Everything the filter needs, built from the {@code llm.ratelimit.*} properties: the engine with
+ * its stores, the caller resolver, the per-caller limit policy and the servlet settings. With
+ * {@code llm.ratelimit.reload-interval} (or {@link #reload()} from code) it re-reads its
+ * configuration and swaps the policy atomically over the same stores, so the live window's counters
+ * of models and pools that still exist are kept. Closing it closes the stores (and the Redis client
+ * they share).
  */
 public final class RateLimitRuntime implements AutoCloseable {
 
-    /** Unconfirmed settlements kept in memory at most (about 200 bytes each). */
-    static final int PENDING_COMPENSATIONS = 10_000;
+    private static final System.Logger LOG = System.getLogger(RateLimitRuntime.class.getName());
 
-    private final FilterSettings settings;
-    private final RateLimiter limiter;
-    private final CallerResolver callerResolver;
-    private final CallerLimitPolicy callerLimits;
-    private final AutoCloseable stores;
+    private final Stores stores;
+    private final ConfigurationLoader loader;
+    private final CallerResolver applicationResolver;
+    private final Clock clock;
+    private volatile Active active;
+    private volatile ConfigurationStatus status;
+    private final WaitRoom waitRoom;
+    private ReloadSchedule schedule;
+    private final CompletableFuture<Set<String>> tokenizers;
+    private final Observability observability;
+    private final StatusReader statusReader;
 
+    /** A runtime over a limiter the caller built; it has no configuration to reload, no metrics and no status page. */
     public RateLimitRuntime(FilterSettings settings, RateLimiter limiter, CallerResolver callerResolver,
                             CallerLimitPolicy callerLimits, AutoCloseable stores) {
-        this.settings = settings;
-        this.limiter = limiter;
-        this.callerResolver = callerResolver;
-        this.callerLimits = callerLimits;
+        this(new Stores(null, new StoreHealth("memory", Map.of(), Clock.systemUTC()), stores), null,
+                callerResolver, Clock.systemUTC(), new Observability(Telemetry.NONE, ObservabilitySettings.parse(Map.of())),
+                new Active(Map.of(), new RuntimeConfiguration(settings, limiter.policy(), callerLimits, callerResolver,
+                        FallbackPolicy.NONE, null, Optional.empty()), limiter, Metrics.NONE), "a limiter built in code");
+    }
+
+    private RateLimitRuntime(Stores stores, ConfigurationLoader loader, CallerResolver applicationResolver, Clock clock,
+                             Observability observability, Active active, String origin) {
         this.stores = stores;
+        this.loader = loader;
+        this.applicationResolver = applicationResolver;
+        this.clock = clock;
+        this.observability = observability;
+        this.active = active;
+        this.status = ConfigurationStatus.loaded(origin, clock.instant());
+        this.waitRoom = waitRoom(active.configuration());
+        this.tokenizers = TokenCounter.warmUp(active.configuration().policy().models().keySet());
+        this.statusReader = new StatusReader(this::limiter, stores.health(), this::statusPageConfiguration,
+                BudgetStatus.Source.NONE, Clock.systemUTC());
+    }
+
+    /** Where refused requests wait (SPEC section 15): made once, at start-up, when waiting is configured. */
+    private static WaitRoom waitRoom(RuntimeConfiguration configuration) {
+        WaitPolicy waiting = configuration.waitPolicy();
+        if (waiting == null || !waiting.waits() || configuration.policy().mode() == EnforcementMode.SHADOW) {
+            return null;
+        }
+        return new WaitRoom(Clock.systemUTC(), waiting.maxWaiters(), waiting.pollInterval());
     }
 
     /**
@@ -53,60 +93,227 @@ public final class RateLimitRuntime implements AutoCloseable {
      * @param callerResolver the application's own resolver, or {@code null} for the configured one
      */
     public static RateLimitRuntime create(Map<String, String> properties, CallerResolver callerResolver) {
-        FilterSettings settings = FilterSettings.parse(properties);
-        RateLimitPolicy policy = PolicyParser.parse(properties);
-        CallerLimitPolicy callerLimits = CallerLimitPolicy.parse(properties, policy.window());
-        CallerResolver resolver = callerResolver != null ? callerResolver : CallerResolvers.create(properties);
-        if (!settings.store().equals("redis")) {
-            return new RateLimitRuntime(settings, limiter(policy, new MemoryAdmissionStore(), callerLimits),
-                    resolver, callerLimits, () -> { });
-        }
-        return redis(settings, policy, callerLimits, resolver, properties);
-    }
-
-    private static RateLimiter limiter(RateLimitPolicy policy, AdmissionStore store, CallerLimitPolicy callerLimits) {
-        return new RateLimiter(policy, store, Clock.systemUTC(), callerLimits.leaseMillis(), List.of());
+        return create(ConfigurationLoader.fixed(properties), callerResolver, Clock.systemUTC());
     }
 
     /**
-     * The store on one Redisson client, behind its own circuit breaker (so a dead Redis costs no
-     * timeout per request) and a queue of compensations for decisions whose answer never came.
+     * Builds the runtime from what the loader reads now, and again at every reload.
+     *
+     * @param callerResolver the application's own resolver (kept across reloads), or {@code null}
+     *                       for the configured one
+     * @param clock          stamps the {@link #configurationStatus()}
      */
-    private static RateLimitRuntime redis(FilterSettings settings, RateLimitPolicy policy, CallerLimitPolicy callerLimits,
-                                          CallerResolver resolver, Map<String, String> properties) {
-        RedisStoreSettings redis = RedisStoreSettings.parse(properties);
-        CircuitBreaker breaker = new CircuitBreaker(CircuitBreakerSettings.parse(properties), Clock.systemUTC());
-        RedissonClient client = RedissonClientFactory.create(redis);
-        AdmissionStore store = new CompensatingAdmissionStore(
-                new CircuitBreakingAdmissionStore(RedisAdmissionStore.using(client, redis.keyPrefix()), breaker),
-                new PendingCompensations(PENDING_COMPENSATIONS), Clock.systemUTC());
-        RateLimiter limiter = limiter(policy, store, callerLimits);
-        return new RateLimitRuntime(settings, limiter, resolver, callerLimits, client::shutdown);
+    public static RateLimitRuntime create(ConfigurationLoader loader, CallerResolver callerResolver, Clock clock) {
+        return create(loader, callerResolver, clock, Telemetry.fromEnvironment());
+    }
+
+    /** Builds the runtime with metrics into this telemetry (unless {@code metrics.enabled=false}). */
+    public static RateLimitRuntime create(Map<String, String> properties, CallerResolver callerResolver,
+                                          Telemetry telemetry) {
+        return create(ConfigurationLoader.fixed(properties), callerResolver, Clock.systemUTC(), telemetry);
+    }
+
+    /**
+     * Builds the runtime from what the loader reads now, and again at every reload, with metrics into
+     * this telemetry (unless {@code metrics.enabled=false}; the metrics and status-page settings are
+     * read at start-up only).
+     */
+    public static RateLimitRuntime create(ConfigurationLoader loader, CallerResolver callerResolver, Clock clock,
+                                          Telemetry telemetry) {
+        LoadedConfiguration loaded = loader.load();
+        RuntimeConfiguration configuration = RuntimeConfiguration.parse(loaded.properties(), callerResolver);
+        Stores stores = stores(configuration.settings(), loaded.properties());
+        Observability observability = new Observability(telemetry, ObservabilitySettings.parse(loaded.properties()));
+        RateLimitRuntime runtime = new RateLimitRuntime(stores, loader, callerResolver, clock, observability,
+                active(loaded.properties(), configuration, stores, observability), loaded.origin());
+        runtime.logApplied("Loaded", loaded);
+        configuration.reloadInterval().ifPresent(interval -> {
+            LOG.log(Level.INFO, "Re-reading the rate-limit configuration every " + interval);
+            runtime.schedule = new ReloadSchedule(interval, runtime::reload);
+        });
+        return runtime;
+    }
+
+    /**
+     * The one place a limiter is built from a policy: at start-up and at every reload, over the same
+     * stores, observed by the stores' health and by meters made for this policy's models and pools.
+     */
+    private static Active active(Map<String, String> properties, RuntimeConfiguration configuration, Stores stores,
+                                 Observability observability) {
+        RateLimitPolicy policy = configuration.policy();
+        Metrics metrics = observability.metricsFor(policy, stores.health());
+        RateLimiter limiter = new RateLimiter(policy, stores.store(), Clock.systemUTC(),
+                configuration.callerLimits().leaseMillis(), List.of(), DecisionObserver.both(stores.health(), metrics));
+        metrics.watch(limiter);
+        return new Active(properties, configuration, limiter, metrics);
+    }
+
+    private static Stores stores(FilterSettings settings, Map<String, String> properties) {
+        if (!settings.store().equals("redis")) {
+            return new Stores(new MemoryAdmissionStore(), new StoreHealth("memory", Map.of(), Clock.systemUTC()), () -> { });
+        }
+        return RedisRuntime.stores(properties);
+    }
+
+    /**
+     * Reads the configuration again and, when it changed and is valid, swaps it in atomically. An
+     * invalid configuration is logged with its message and ignored: the running policy stays.
+     * Requests already admitted finish on the limiter that admitted them.
+     *
+     * @return whether a changed configuration was applied
+     * @throws IllegalStateException for a runtime built over a given limiter
+     */
+    public synchronized boolean reload() {
+        if (loader == null) {
+            throw new IllegalStateException("This runtime was built over a given limiter: it has nothing to reload");
+        }
+        Instant now = clock.instant();
+        try {
+            LoadedConfiguration loaded = loader.load();
+            if (loaded.properties().equals(active.properties())) {
+                status = status.checked(now);
+                return false;
+            }
+            RuntimeConfiguration next = RuntimeConfiguration.parse(loaded.properties(), applicationResolver);
+            RestartOnlyProperties.warnIfChanged(active.properties(), loaded.properties(), waitRoom == null && next.waitPolicy().waits());
+            Active previous = active;
+            active = active(loaded.properties(), next, stores, observability);
+            previous.metrics().close();
+            status = ConfigurationStatus.loaded(loaded.origin(), now);
+            logApplied("Reloaded", loaded);
+            return true;
+        } catch (RuntimeException | LinkageError e) {
+            String error = String.valueOf(e.getMessage());
+            if (!error.equals(status.lastError())) {
+                LOG.log(Level.WARNING, "Ignored an invalid rate-limit configuration (the running policy stays): " + error);
+            }
+            status = status.refused(now, error);
+            return false;
+        }
+    }
+
+    private void logApplied(String verb, LoadedConfiguration loaded) {
+        LOG.log(Level.INFO, verb + " the rate-limit configuration from " + loaded.origin() + " at " + status.loadedAt()
+                + ": " + PolicyTable.summary(active.configuration().policy()));
+        loaded.notes().forEach(note -> LOG.log(Level.INFO, note));
+    }
+
+    /** The running configuration as the status page shows it: origin, fingerprint, load and last reload attempt. */
+    private dev.llmratelimit.observe.ConfigurationStatus statusPageConfiguration() {
+        ConfigurationStatus current = status;
+        dev.llmratelimit.observe.ConfigurationStatus shown = dev.llmratelimit.observe.ConfigurationStatus.loaded(
+                current.origin(), active.properties(), current.loadedAt());
+        return current.lastCheckedAt().equals(current.loadedAt()) && current.lastError() == null ? shown
+                : shown.reloaded(new dev.llmratelimit.observe.ConfigurationStatus.Reload(current.lastCheckedAt(),
+                        current.lastError() == null, current.lastError()));
+    }
+
+    /** The meters of the running policy; budgets report their spend through {@link Metrics#spent}. */
+    public Metrics metrics() {
+        return active.metrics();
+    }
+
+    public StatusSettings statusSettings() {
+        return observability.settings().status();
+    }
+
+    /** Reads what the status page shows. */
+    public StatusReader status() {
+        return statusReader;
+    }
+
+    /** What the running configuration was loaded from, when, and why the last reading was refused, if it was. */
+    public ConfigurationStatus configurationStatus() {
+        return status;
     }
 
     public FilterSettings settings() {
-        return settings;
+        return active.configuration().settings();
     }
 
     public RateLimiter limiter() {
-        return limiter;
+        return active.limiter();
     }
 
     public CallerResolver callerResolver() {
-        return callerResolver;
+        return active.configuration().callerResolver();
     }
 
     /** Turns a resolved caller into the per-caller counters its request must pass. */
     public CallerLimitPolicy callerLimits() {
-        return callerLimits;
+        return active.configuration().callerLimits();
+    }
+
+    /**
+     * Completes, with the names of the encodings loaded, once no request has to load a tokenizer
+     * (those of the models configured at start-up; {@link TokenCounter#warmUp}).
+     */
+    public CompletableFuture<Set<String>> tokenizersWarmedUp() {
+        return tokenizers;
+    }
+
+    /** The fallback models of each model. */
+    public FallbackPolicy fallbacks() {
+        return active.configuration().fallbacks();
+    }
+
+    /** How long refused requests may wait; {@code null} for a runtime built without properties. */
+    public WaitPolicy waitPolicy() {
+        return active.configuration().waitPolicy();
+    }
+
+    /** Where refused requests wait; {@code null} when no request may wait. */
+    public WaitRoom waitRoom() {
+        return waitRoom;
+    }
+
+    /** The clock of waiting (the stores use their own). */
+    public Clock clock() {
+        return Clock.systemUTC();
     }
 
     @Override
     public void close() {
+        active.metrics().close();
+        if (schedule != null) {
+            schedule.close();
+        }
+        if (waitRoom != null) {
+            waitRoom.close();
+        }
         try {
-            stores.close();
+            stores.closer().close();
         } catch (Exception e) {
             throw new IllegalStateException("Could not close the counter stores", e);
+        }
+    }
+
+    /**
+     * The configuration in force, its properties (to see whether a reading changed anything), its
+     * limiter and the meters made for its models and pools.
+     */
+    private record Active(Map<String, String> properties, RuntimeConfiguration configuration, RateLimiter limiter,
+                          Metrics metrics) {
+    }
+
+    /** The store every limiter of this runtime shares, its health, and how to close it. */
+    record Stores(AdmissionStore store, StoreHealth health, AutoCloseable closer) {
+    }
+
+    /** Where meters go and whether there are any (read at start-up). */
+    private record Observability(Telemetry telemetry, ObservabilitySettings settings) {
+
+        /**
+         * The meters, or none where the container's OpenTelemetry API cannot make them (an older API
+         * than the one compiled against, as Payara 6 ships): metrics must never stop the application.
+         */
+        Metrics metricsFor(RateLimitPolicy policy, StoreHealth health) {
+            try {
+                return (settings.metricsEnabled() ? telemetry : Telemetry.NONE).metrics(policy, health);
+            } catch (LinkageError | RuntimeException e) {
+                LOG.log(Level.WARNING, "OpenTelemetry metrics are off: the OpenTelemetry API here cannot make them", e);
+                return Telemetry.NONE.metrics(policy, health);
+            }
         }
     }
 }

@@ -29,7 +29,7 @@ public final class Admission {
 
     private static final ThrottledLog SETTLE_FAILURES = new ThrottledLog(Admission.class, System.Logger.Level.WARNING);
     private static final Admission UNLIMITED = new Admission(Outcome.UNLIMITED, null, null, false, null, RateLimitType.TOTAL, null,
-            Clock.systemUTC());
+            Clock.systemUTC(), DecisionObserver.NONE);
 
     private final Outcome outcome;
     private final Plan plan;
@@ -39,12 +39,16 @@ public final class Admission {
     private final RateLimitType rateLimitType;
     private final ExpectedOutput expectedOutput;
     private final Clock clock;
+    private final DecisionObserver observer;
     private final long decidedAt;
     private final AtomicBoolean finished = new AtomicBoolean();
 
-    /** @param expectedOutput the expectation the estimate used, taught by the response; {@code null} if none */
+    /**
+     * @param expectedOutput the expectation the estimate used, taught by the response; {@code null} if none
+     * @param observer       told of the usage and of a settlement the store failed
+     */
     Admission(Outcome outcome, Plan plan, Verdict verdict, boolean shadow, AdmissionStore store,
-              RateLimitType rateLimitType, ExpectedOutput expectedOutput, Clock clock) {
+              RateLimitType rateLimitType, ExpectedOutput expectedOutput, Clock clock, DecisionObserver observer) {
         this.outcome = outcome;
         this.plan = plan;
         this.verdict = verdict;
@@ -53,6 +57,7 @@ public final class Admission {
         this.rateLimitType = rateLimitType;
         this.expectedOutput = expectedOutput;
         this.clock = clock;
+        this.observer = observer;
         this.decidedAt = clock.millis();
     }
 
@@ -108,7 +113,7 @@ public final class Admission {
             if (expectedOutput != null) {
                 expectedOutput.learn(usage.completionTokens());
             }
-            settle(Settlement.of(usage.tokens(rateLimitType), plan.cost().micros(usage)));
+            settle(usage);
         }
     }
 
@@ -119,7 +124,7 @@ public final class Admission {
      */
     public void charge(Usage usage) {
         if (finish()) {
-            settle(Settlement.of(usage.tokens(rateLimitType), plan.cost().micros(usage)));
+            settle(usage);
         }
     }
 
@@ -148,11 +153,17 @@ public final class Admission {
         return finished.compareAndSet(false, true) && outcome == Outcome.ADMITTED;
     }
 
+    private void settle(Usage usage) {
+        observer.recorded(plan, usage);
+        settle(Settlement.of(usage.tokens(rateLimitType), plan.cost().micros(usage)));
+    }
+
     private void settle(Settlement settlement) {
         boolean late = clock.millis() - decidedAt >= plan.leaseMillis();
         try {
             store.settle(plan, late ? settlement.asLate() : settlement);
         } catch (StoreUnavailableException e) {
+            observer.storeFailed(DecisionObserver.StoreOperation.RECORD);
             SETTLE_FAILURES.log("Could not settle a request; its slots and reservation end with their lease", e);
         }
     }

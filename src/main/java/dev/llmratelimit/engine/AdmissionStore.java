@@ -36,6 +36,16 @@ public interface AdmissionStore extends AutoCloseable {
      */
     void settle(Plan plan, Settlement settlement);
 
+    /**
+     * A model's counters as its next decision would see them now, read without starting, rolling or
+     * changing any window: for the status page and the gauges (one round trip for a remote store).
+     *
+     * @throws StoreUnavailableException when the store cannot answer, or takes no snapshots
+     */
+    default ModelCounters snapshot(ModelGroups model) {
+        throw new StoreUnavailableException("This store takes no snapshots", null);
+    }
+
     @Override
     default void close() {
     }

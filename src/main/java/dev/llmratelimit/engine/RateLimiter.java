@@ -33,6 +33,7 @@ public final class RateLimiter {
     private final Clock clock;
     private final long leaseMillis;
     private final List<PlanExtension> extensions;
+    private final DecisionObserver observer;
     private final Map<String, ModelPlans> plans = new HashMap<>();
     private final RefusalHints hints = new RefusalHints();
     private final String instanceId = Long.toString(new SecureRandom().nextLong() & Long.MAX_VALUE, 36);
@@ -42,18 +43,26 @@ public final class RateLimiter {
         this(policy, store, Clock.systemUTC(), DEFAULT_LEASE_MILLIS, List.of());
     }
 
+    /** A limiter nobody observes; see the full constructor. */
+    public RateLimiter(RateLimitPolicy policy, AdmissionStore store, Clock clock, long leaseMillis,
+                       List<PlanExtension> extensions) {
+        this(policy, store, clock, leaseMillis, extensions, DecisionObserver.NONE);
+    }
+
     /**
      * @param clock       the engine's clock (refusal hints only; windows use the store's clock)
      * @param leaseMillis {@code parallel-lease}: how long slots and decision records live at most
      * @param extensions  further limit kinds, checked after model and pool
+     * @param observer    told of every decision, settlement and store failure
      */
     public RateLimiter(RateLimitPolicy policy, AdmissionStore store, Clock clock, long leaseMillis,
-                       List<PlanExtension> extensions) {
+                       List<PlanExtension> extensions, DecisionObserver observer) {
         this.policy = policy;
         this.store = store;
         this.clock = clock;
         this.leaseMillis = leaseMillis;
         this.extensions = List.copyOf(extensions);
+        this.observer = observer;
         GroupWindow window = GroupWindow.rolling(policy.window().toMillis(), policy.windowMode() == WindowMode.SLIDING);
         policy.models().forEach((name, model) -> plans.put(name, new ModelPlans(model, window)));
     }
@@ -64,10 +73,43 @@ public final class RateLimiter {
 
     /** Decides one request: one store call, whatever limits apply. */
     public Admission admit(AdmissionRequest request) {
+        long start = System.nanoTime();
+        Admission admission = decide(request);
+        observer.decided(admission, System.nanoTime() - start);
+        return admission;
+    }
+
+    /** The groups of a configured model, in pool order; {@code null} for a model that is not configured. */
+    public ModelGroups groupsOf(String model) {
+        ModelPlans modelPlans = plans.get(model);
+        return modelPlans == null ? null : modelPlans.groups;
+    }
+
+    /**
+     * The counters of a configured model as its next decision would see them, read without
+     * changing anything; {@code null} for a model that is not configured. A failure is reported
+     * to the observer as a failed {@link DecisionObserver.StoreOperation#SNAPSHOT}.
+     *
+     * @throws StoreUnavailableException when the store cannot answer or takes no snapshots
+     */
+    public ModelCounters snapshot(String model) {
+        ModelPlans modelPlans = plans.get(model);
+        if (modelPlans == null) {
+            return null;
+        }
+        try {
+            return store.snapshot(modelPlans.groups);
+        } catch (StoreUnavailableException e) {
+            observer.storeFailed(DecisionObserver.StoreOperation.SNAPSHOT);
+            throw e;
+        }
+    }
+
+    private Admission decide(AdmissionRequest request) {
         ModelPlans modelPlans = plans.get(request.model());
         if (modelPlans == null) {
             return policy.rejectUnknownModels()
-                    ? new Admission(Admission.Outcome.UNKNOWN_MODEL, null, null, shadow(), store, policy.rateLimitType(), null, clock)
+                    ? admission(Admission.Outcome.UNKNOWN_MODEL, null, null, null)
                     : Admission.unlimited();
         }
         String pool = modelPlans.model.poolOf(request.preferred(), request.fallback());
@@ -114,21 +156,26 @@ public final class RateLimiter {
         try {
             verdict = store.decide(plan);
         } catch (StoreUnavailableException e) {
+            observer.storeFailed(DecisionObserver.StoreOperation.DECIDE);
             boolean open = policy.onStoreFailure() == StoreFailureMode.FAIL_OPEN;
             STORE_FAILURES.log("Counter store unavailable, request " + (open ? "admitted (fail-open)" : "refused (fail-closed)"), e);
-            return new Admission(open ? Admission.Outcome.STORE_FAILED_OPEN : Admission.Outcome.STORE_FAILED_CLOSED,
-                    plan, null, shadow(), store, policy.rateLimitType(), null, clock);
+            return admission(open ? Admission.Outcome.STORE_FAILED_OPEN : Admission.Outcome.STORE_FAILED_CLOSED,
+                    plan, null, null);
         } catch (RuntimeException e) {
             cancelQuietly(plan);       // whatever an unexpected failure may have applied must not stay
             throw e;
         }
         if (!verdict.admitted()) {
             hints.note(verdict.refusal(), now);
-            return new Admission(Admission.Outcome.REFUSED, plan, verdict, shadow(), store, policy.rateLimitType(), null, clock);
+            return admission(Admission.Outcome.REFUSED, plan, verdict, null);
         }
         ExpectedOutput taught = reserved > 0 && request.maxOutputTokens() < 0 && policy.rateLimitType() != RateLimitType.INPUT
                 ? modelPlans.expectedOutput : null;
-        return new Admission(Admission.Outcome.ADMITTED, plan, verdict, shadow(), store, policy.rateLimitType(), taught, clock);
+        return admission(Admission.Outcome.ADMITTED, plan, verdict, taught);
+    }
+
+    private Admission admission(Admission.Outcome outcome, Plan plan, Verdict verdict, ExpectedOutput taught) {
+        return new Admission(outcome, plan, verdict, shadow(), store, policy.rateLimitType(), taught, clock, observer);
     }
 
     private void cancelQuietly(Plan plan) {
@@ -215,6 +262,7 @@ public final class RateLimiter {
         private final ExpectedOutput expectedOutput;
         private final CounterGroup modelGroup;
         private final Map<String, CounterGroup> poolGroups = new HashMap<>();
+        private final ModelGroups groups;
 
         ModelPlans(ModelPolicy model, GroupWindow window) {
             this.model = model;
@@ -233,6 +281,7 @@ public final class RateLimiter {
                 poolGroups.put(pool, new CounterGroup(GroupKind.POOL, model.name(), pool, window, limits,
                         poolEnforcement, oneRequest));
             }
+            groups = new ModelGroups(modelGroup, model.poolNames().stream().map(poolGroups::get).toList());
         }
     }
 }

@@ -1,6 +1,9 @@
 package dev.llmratelimit.http;
 
 import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.Dimension;
+import dev.llmratelimit.engine.Refusal;
+import dev.llmratelimit.usage.EndpointShape;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -8,42 +11,67 @@ import java.util.Map;
 
 /**
  * An error answer as the client sees it, independent of the server API that sends it (servlet
- * filter or JAX-RS): status, headers and an OpenAI-compatible JSON body ({@code application/json}).
+ * filter or JAX-RS): status, headers and a JSON body ({@code application/json}), OpenAI-compatible
+ * unless it answers an Anthropic Messages request.
  *
- * @param headers in the order they are to be set, unmodifiable
- * @param type    the body's {@code error.type}
- * @param code    the body's {@code error.code}
- * @param message the body's {@code error.message}
+ * @param headers   in the order they are to be set, unmodifiable
+ * @param type      the body's {@code error.type} (OpenAI shape)
+ * @param code      the body's {@code error.code} (OpenAI shape)
+ * @param message   the body's {@code error.message}
+ * @param anthropic whether the body has Anthropic's shape ({@link AnthropicErrors})
  */
-public record ErrorResponse(int status, Map<String, String> headers, String type, String code, String message) {
+public record ErrorResponse(int status, Map<String, String> headers, String type, String code, String message,
+                            boolean anthropic) {
 
     public static final String CONTENT_TYPE = "application/json";
+
+    /** An answer with an OpenAI-compatible body. */
+    public ErrorResponse(int status, Map<String, String> headers, String type, String code, String message) {
+        this(status, headers, type, code, message, false);
+    }
 
     public static ErrorResponse of(int status, String type, String code, String message) {
         return new ErrorResponse(status, Map.of(), type, code, message);
     }
 
-    /** {@code {"error":{"message":..,"type":..,"param":null,"code":..}}} */
+    /** The same answer with the body the clients of that endpoint shape understand. */
+    public ErrorResponse forShape(EndpointShape shape) {
+        return new ErrorResponse(status, headers, type, code, message, shape == EndpointShape.MESSAGES);
+    }
+
+    /**
+     * OpenAI's {@code {"error":{"message":..,"type":..,"param":null,"code":..}}}, or Anthropic's
+     * {@code {"type":"error","error":{"type":..,"message":..}}}.
+     */
     public String body() {
-        return OpenAiErrors.body(type, code, message);
+        return anthropic ? AnthropicErrors.body(status, message) : OpenAiErrors.body(type, code, message);
     }
 
     /**
      * The answer to an admission that does not permit the call: the 429 of SPEC section 6 for a
-     * refusal, 404 for an unknown model under {@code reject-unknown-models}, 503 for a failed store
-     * under {@code on-store-failure=fail-closed}.
+     * refusal (its body in the given style), 404 for an unknown model under
+     * {@code reject-unknown-models}, 503 for a failed store under {@code on-store-failure=fail-closed}.
      */
-    public static ErrorResponse refusal(Admission admission) {
+    public static ErrorResponse refusal(Admission admission, ErrorStyle style) {
         return switch (admission.outcome()) {
-            case REFUSED -> {
-                Map<String, String> headers = new LinkedHashMap<>();
-                RateLimitHeaderValues.refused(admission, headers::put);
-                String message = RefusalMessages.of(admission.plan(), admission.verdict());
-                yield new ErrorResponse(429, Collections.unmodifiableMap(headers), OpenAiErrors.THROTTLING, "429", message);
-            }
+            case REFUSED -> rateLimited(admission, style);
             case UNKNOWN_MODEL -> of(404, OpenAiErrors.INVALID_REQUEST, "model_not_found", "The model is not served here");
             default -> new ErrorResponse(503, Map.of("retry-after", "1"), "service_unavailable", "503",
                     "Rate limiter unavailable; try again shortly");
         };
+    }
+
+    private static ErrorResponse rateLimited(Admission admission, ErrorStyle style) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        RateLimitHeaderValues.refused(admission, headers::put);
+        Refusal refusal = admission.refusal();
+        String message = RefusalMessages.of(admission.plan(), admission.verdict());
+        if (style == ErrorStyle.LITELLM) {
+            return new ErrorResponse(429, Collections.unmodifiableMap(headers), OpenAiErrors.THROTTLING, "429", message);
+        }
+        boolean tokens = refusal.dimension() == Dimension.TOKENS;
+        long waitMillis = refusal.dimension() == Dimension.PARALLEL_REQUESTS ? 1000 : refusal.resetMillis();
+        return new ErrorResponse(429, Collections.unmodifiableMap(headers), tokens ? "tokens" : "requests",
+                OpenAiErrors.RATE_LIMIT_EXCEEDED, message + ". Please try again in " + GoDuration.format(waitMillis) + ".");
     }
 }

@@ -5,6 +5,8 @@ public final class OpenAiErrors {
 
     public static final String INVALID_REQUEST = "invalid_request_error";
     public static final String THROTTLING = "throttling_error";
+    /** OpenAI's own 429 code ({@link ErrorStyle#OPENAI}). */
+    public static final String RATE_LIMIT_EXCEEDED = "rate_limit_exceeded";
 
     private OpenAiErrors() {
     }
@@ -14,7 +16,7 @@ public final class OpenAiErrors {
                 + ",\"param\":null,\"code\":" + quote(code) + "}}";
     }
 
-    private static String quote(String text) {
+    static String quote(String text) {
         StringBuilder quoted = new StringBuilder(text.length() + 2).append('"');
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);

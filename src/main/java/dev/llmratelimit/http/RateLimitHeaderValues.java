@@ -11,8 +11,14 @@ public final class RateLimitHeaderValues {
 
     public static final String PRIORITY = "x-ratelimit-priority";
     public static final String SHADOW_DECISION = "x-ratelimit-shadow-decision";
+    private static final String PREFIX = "x-ratelimit-";
 
     private RateLimitHeaderValues() {
+    }
+
+    /** Whether {@code name} is one of this limiter's headers' family: {@code x-ratelimit-*}, any case. */
+    public static boolean isRateLimitHeader(String name) {
+        return name != null && name.regionMatches(true, 0, PREFIX, 0, PREFIX.length());
     }
 
     /** Headers of a call that goes on to the application (admitted, or let through by shadow mode). */
@@ -48,14 +54,21 @@ public final class RateLimitHeaderValues {
         }
     }
 
+    /**
+     * Limit, remaining and reset of each dimension the verdict shows. The reset is the verdict's: an
+     * admitted call's window end, a refusal's time until it clears (what {@code retry-after} rounds up).
+     */
     private static void limits(Verdict verdict, BiConsumer<String, String> header) {
+        String reset = GoDuration.format(verdict.resetMillis());
         if (verdict.requestLimit() >= 0) {
             header.accept("x-ratelimit-limit-requests", Long.toString(verdict.requestLimit()));
             header.accept("x-ratelimit-remaining-requests", Long.toString(verdict.requestRemaining()));
+            header.accept("x-ratelimit-reset-requests", reset);
         }
         if (verdict.tokenLimit() >= 0) {
             header.accept("x-ratelimit-limit-tokens", Long.toString(verdict.tokenLimit()));
             header.accept("x-ratelimit-remaining-tokens", Long.toString(verdict.tokenRemaining()));
+            header.accept("x-ratelimit-reset-tokens", reset);
         }
     }
 }

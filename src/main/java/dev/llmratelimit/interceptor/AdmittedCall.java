@@ -3,7 +3,6 @@ package dev.llmratelimit.interceptor;
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.ThrottledLog;
 import dev.llmratelimit.usage.ResponseBodyObserver;
-import dev.llmratelimit.usage.TokenCounter;
 import dev.llmratelimit.usage.Usage;
 
 import java.io.OutputStream;
@@ -67,7 +66,7 @@ public final class AdmittedCall {
 
     /**
      * The body written through {@code stream} is complete ({@code failure == null}) or broke off. A
-     * stream that ended without usage still costs its prompt (when the request body is known) and the
+     * stream that ended without usage still costs its prompt (of the request body or object, when known) and the
      * completion text it streamed (SPEC section 3).
      */
     public void finish(UsageRecordingStream stream, Throwable failure) {
@@ -77,9 +76,7 @@ public final class AdmittedCall {
         } else if (observer.usage() != null) {
             admission.complete(observer.usage());
         } else if (observer.isStream()) {
-            long prompt = call.body() == null ? 0
-                    : TokenCounter.forModel(call.model()).promptTokens(call.body(), call.body().length);
-            admission.complete(new Usage(prompt, observer.streamedCompletionTokens(), 0));
+            admission.complete(new Usage(call.promptTokens(), observer.streamedCompletionTokens(), 0));
         } else {
             if (failure == null) {
                 MISSING_USAGE.log("A streamed " + call.model() + " response carried no usable usage; no tokens recorded", null);

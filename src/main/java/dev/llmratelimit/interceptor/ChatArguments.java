@@ -38,14 +38,14 @@ final class ChatArguments {
             if (argument instanceof String || argument instanceof byte[]) {
                 byte[] body = argument instanceof String text ? text.getBytes(StandardCharsets.UTF_8) : (byte[]) argument;
                 try {
-                    return new ChatCall(ChatRequest.parse(body, body.length).model(), body);
+                    return new ChatCall(ChatRequest.parse(body, body.length).model(), body, null);
                 } catch (InvalidChatRequestException e) {
                     bodyProblem = bodyProblem == null ? e.getMessage() : bodyProblem;
                 }
             } else if (argument != null) {
                 String model = modelOf(argument);
                 if (model != null) {
-                    return new ChatCall(model, null);
+                    return new ChatCall(model, null, argument);
                 }
             }
         }
@@ -56,7 +56,7 @@ final class ChatArguments {
     private static ChatCall annotated(Method method, Object[] arguments) {
         int index = ANNOTATED_PARAMETER.computeIfAbsent(method, ChatArguments::annotatedParameter);
         return index != NO_PARAMETER && arguments[index] instanceof CharSequence model
-                ? new ChatCall(model.toString(), null) : null;
+                ? new ChatCall(model.toString(), null, null) : null;
     }
 
     private static int annotatedParameter(Method method) {

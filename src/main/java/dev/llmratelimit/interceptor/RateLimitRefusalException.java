@@ -2,6 +2,8 @@ package dev.llmratelimit.interceptor;
 
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.http.ErrorResponse;
+import dev.llmratelimit.http.ErrorStyle;
+import jakarta.ejb.ApplicationException;
 
 /**
  * A {@link RateLimited} call that was not made: the model's limits refused it (the subclass
@@ -11,8 +13,12 @@ import dev.llmratelimit.http.ErrorResponse;
  * would have sent; JAX-RS applications get it through the shipped exception mapper, other callers
  * catch this exception.
  *
- * <p>Refusals are ordinary control flow under load, so the exception carries no stack trace.
+ * <p>Refusals are ordinary control flow under load, so the exception carries no stack trace. For an
+ * EJB it is an application exception that does not roll the transaction back: it reaches the caller
+ * (and the JAX-RS mapper) as it is, logged by nobody. Where there is no EJB API the JVM ignores the
+ * annotation, so the library does not depend on EJB.
  */
+@ApplicationException(rollback = false)
 public class RateLimitRefusalException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
@@ -26,9 +32,9 @@ public class RateLimitRefusalException extends RuntimeException {
         this.outcome = outcome;
     }
 
-    /** The exception for an admission that does not permit the call. */
-    static RateLimitRefusalException of(Admission admission) {
-        ErrorResponse response = ErrorResponse.refusal(admission);
+    /** The exception for an admission that does not permit the call; a 429 body in the given style. */
+    static RateLimitRefusalException of(Admission admission, ErrorStyle style) {
+        ErrorResponse response = ErrorResponse.refusal(admission, style);
         return admission.outcome() == Admission.Outcome.REFUSED
                 ? new RateLimitExceededException(response, admission.plan(), admission.verdict())
                 : new RateLimitRefusalException(response, admission.outcome());

@@ -1,5 +1,6 @@
 package dev.llmratelimit.interceptor;
 
+import dev.llmratelimit.usage.EndpointShape;
 import dev.llmratelimit.usage.JsonBodyObserver;
 import dev.llmratelimit.usage.ResponseBodyObserver;
 import dev.llmratelimit.usage.SseBodyObserver;
@@ -7,12 +8,15 @@ import dev.llmratelimit.usage.Usage;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.function.Consumer;
 
 /**
  * The stream a {@link RateLimited} method's streamed body is written through, unchanged. Its first
- * byte that is not white space tells the format: <code>{</code> starts a JSON response, anything else a
- * server-sent event stream. The usage is reported as soon as the chunk that completes it is written,
+ * byte that is not white space tells the format: <code>{</code> starts a JSON response (of a chat,
+ * completion or embeddings shape), anything else a server-sent event stream, whose first event name
+ * tells its shape ({@code event: message_start} Anthropic Messages, {@code event: response.*} the
+ * Responses API, else chat or legacy completions). The usage is reported as soon as the chunk that completes it is written,
  * before that chunk is forwarded.
  */
 public final class UsageRecordingStream extends OutputStream {
@@ -42,7 +46,8 @@ public final class UsageRecordingStream extends OutputStream {
                 client.write(bytes, offset, length);
                 return;
             }
-            observer = bytes[first] == '{' ? new JsonBodyObserver(onUsage) : new SseBodyObserver(model, false, onUsage);
+            observer = bytes[first] == '{' ? new JsonBodyObserver(onUsage)
+                    : new SseBodyObserver(streamShape(bytes, first, offset + length), model, false, onUsage);
         }
         observer.write(bytes, offset, length, client);
     }
@@ -68,6 +73,15 @@ public final class UsageRecordingStream extends OutputStream {
 
     ResponseBodyObserver observer() {
         return observer;
+    }
+
+    private static EndpointShape streamShape(byte[] bytes, int from, int to) {
+        String start = new String(bytes, from, Math.min(to - from, 32), StandardCharsets.US_ASCII);
+        if (start.startsWith("event: message_start") || start.startsWith("event:message_start")) {
+            return EndpointShape.MESSAGES;
+        }
+        return start.startsWith("event: response.") || start.startsWith("event:response.")
+                ? EndpointShape.RESPONSES : EndpointShape.CHAT;
     }
 
     private static int firstNonWhiteSpace(byte[] bytes, int offset, int length) {

@@ -156,6 +156,9 @@ public final class PolicyParser {
 
         void set(String property, List<String> rest, String value) {
             String key = rest.get(0);
+            if (InsteadOfRefusalParser.MODEL_SETTINGS.contains(key)) {
+                return;
+            }
             if (rest.size() == 1 && key.equals("rpm")) {
                 rpm = capacity(property, value);
             } else if (rest.size() == 1 && key.equals("tpm")) {
@@ -168,8 +171,8 @@ public final class PolicyParser {
                 reservations.put(checkedPriority(property, rest.get(1)), Reservation.parse(property, value));
             } else {
                 throw new PolicyException(property, value,
-                        "unknown model setting (expected rpm, tpm, saturation-threshold, expected-output-tokens"
-                                + " or reservation.<priority>)");
+                        "unknown model setting (expected rpm, tpm, saturation-threshold, expected-output-tokens,"
+                                + " reservation.<priority>, fallbacks or max-wait)");
             }
         }
 

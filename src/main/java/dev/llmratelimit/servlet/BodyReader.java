@@ -2,32 +2,55 @@ package dev.llmratelimit.servlet;
 
 import jakarta.servlet.http.HttpServletRequest;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.Arrays;
 
-/** Reads a request body once, refusing to hold more than the configured maximum. */
+/**
+ * Reads a request body once, refusing to hold more than the configured maximum. The buffer grows
+ * with the bytes that arrive, never from the declared {@code Content-Length}: a client that declares
+ * 4 MiB and sends one byte costs a few KiB, not 4 MiB.
+ */
 final class BodyReader {
+
+    /** The largest array the JVM allocates: a larger {@code max-body-size} is held to this. */
+    static final long MAX_BUFFER_BYTES = Integer.MAX_VALUE - 8;
+
+    private static final int FIRST_BUFFER_BYTES = 8 * 1024;
 
     private BodyReader() {
     }
 
-    /** The whole body, or {@code null} when it is larger than {@code maxBytes}. */
-    static byte[] read(HttpServletRequest request, long maxBytes) throws IOException {
-        long declared = request.getContentLengthLong();
-        if (declared > maxBytes) {
+    /** The most bytes a body may have under {@code max-body-size}. */
+    static long limit(long maxBodySize) {
+        return Math.min(maxBodySize, MAX_BUFFER_BYTES);
+    }
+
+    /**
+     * The whole body, or {@code null} when it is larger than {@link #limit(long)}.
+     *
+     * @throws IOException the body could not be read to its end (the client went away, or sent less than it declared)
+     */
+    static byte[] read(HttpServletRequest request, long maxBodySize) throws IOException {
+        long limit = limit(maxBodySize);
+        if (request.getContentLengthLong() > limit) {
             return null;
         }
-        ByteArrayOutputStream body = new ByteArrayOutputStream(declared > 0 ? (int) declared : 1024);
-        byte[] buffer = new byte[8192];
         InputStream in = request.getInputStream();
-        int read;
-        while ((read = in.read(buffer)) != -1) {
-            if (body.size() + (long) read > maxBytes) {
-                return null;
+        byte[] buffer = new byte[(int) Math.min(FIRST_BUFFER_BYTES, limit)];
+        int size = 0;
+        while (true) {
+            if (size == buffer.length) {
+                if (size == limit) {
+                    return in.read() == -1 ? buffer : null;
+                }
+                buffer = Arrays.copyOf(buffer, (int) Math.min(limit, 2L * size));
             }
-            body.write(buffer, 0, read);
+            int read = in.read(buffer, size, buffer.length - size);
+            if (read == -1) {
+                return size == buffer.length ? buffer : Arrays.copyOf(buffer, size);
+            }
+            size += read;
         }
-        return body.toByteArray();
     }
 }

@@ -13,7 +13,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
 import java.util.Collections;
 import java.util.ArrayList;
 import java.util.Enumeration;
@@ -46,14 +45,14 @@ final class BufferedBodyRequest extends HttpServletRequestWrapper {
         return new BodyInputStream(body);
     }
 
+    /** @throws java.io.UnsupportedEncodingException for a charset the JVM does not know, as containers do */
     @Override
     public BufferedReader getReader() throws IOException {
         if (streamTaken) {
             throw new IllegalStateException("getInputStream() has already been called for this request");
         }
         readerTaken = true;
-        String encoding = getCharacterEncoding();
-        Charset charset = encoding == null ? StandardCharsets.ISO_8859_1 : Charset.forName(encoding);
+        Charset charset = DeclaredCharset.forReader(getCharacterEncoding());
         return new BufferedReader(new InputStreamReader(new ByteArrayInputStream(body), charset));
     }
 

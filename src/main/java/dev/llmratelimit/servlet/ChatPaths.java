@@ -1,8 +1,9 @@
 package dev.llmratelimit.servlet;
 
+import dev.llmratelimit.usage.EndpointShape;
 import jakarta.servlet.http.HttpServletRequest;
 
-import java.util.Set;
+import java.util.Map;
 
 /** Matches a request against the protected paths, relative to the application's context path. */
 final class ChatPaths {
@@ -11,10 +12,11 @@ final class ChatPaths {
     }
 
     /**
-     * Uses the container's decoded and normalised servlet path plus path info, so {@code //v1/...},
-     * {@code %2F}-tricks or {@code ;params} do not slip past; trailing slashes are ignored.
+     * The shape of the protected path the request is for, or {@code null}. Uses the container's decoded
+     * and normalised servlet path plus path info, so {@code //v1/...}, {@code %2F}-tricks or
+     * {@code ;params} do not slip past; trailing slashes are ignored.
      */
-    static boolean matches(Set<String> paths, HttpServletRequest request) {
+    static EndpointShape shapeOf(Map<String, EndpointShape> paths, HttpServletRequest request) {
         String servletPath = request.getServletPath();
         String pathInfo = request.getPathInfo();
         String path = pathInfo == null ? servletPath : servletPath + pathInfo;
@@ -22,6 +24,6 @@ final class ChatPaths {
         while (end > 1 && path.charAt(end - 1) == '/') {
             end--;
         }
-        return paths.contains(end == path.length() ? path : path.substring(0, end));
+        return paths.get(end == path.length() ? path : path.substring(0, end));
     }
 }

@@ -3,6 +3,7 @@ package dev.llmratelimit.servlet;
 import dev.llmratelimit.chat.ChatRequest;
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.ThrottledLog;
+import dev.llmratelimit.usage.RequestPromptTokens;
 import dev.llmratelimit.usage.ResponseBodyObserver;
 import dev.llmratelimit.usage.TokenCounter;
 import dev.llmratelimit.usage.Usage;
@@ -22,19 +23,24 @@ final class Exchange implements AsyncListener {
 
     private static final ThrottledLog MISSING_USAGE = new ThrottledLog(Exchange.class, System.Logger.Level.WARNING);
     private static final ThrottledLog FINISH_FAILURES = new ThrottledLog(Exchange.class, System.Logger.Level.WARNING);
+    private static final ThrottledLog IMPLAUSIBLE_USAGE = new ThrottledLog(Exchange.class, System.Logger.Level.WARNING);
 
     private final Admission admission;
     private final ChatRequest request;
     private final byte[] requestBody;
     private final UsageCapturingResponse response;
+    private final Runnable afterFinish;
     private final AtomicBoolean finished = new AtomicBoolean();
 
+    /** @param afterFinish runs once the admission is finished (capacity may have been given back) */
     Exchange(Admission admission, ChatRequest request, byte[] requestBody, HttpServletResponse response,
-             boolean stripUsageEvent) {
+             boolean stripUsageEvent, Runnable afterFinish) {
         this.admission = admission;
+        this.afterFinish = afterFinish;
         this.request = request;
         this.requestBody = requestBody;
-        this.response = new UsageCapturingResponse(response, request.model(), stripUsageEvent, admission::complete);
+        this.response = new UsageCapturingResponse(response, request.model(), request.shape(), stripUsageEvent,
+                admission::complete);
     }
 
     UsageCapturingResponse response() {
@@ -54,9 +60,10 @@ final class Exchange implements AsyncListener {
         try {
             settle(failure);
         } catch (RuntimeException e) {
-            FINISH_FAILURES.log("Could not settle the usage of a chat-completion request", e);
+            FINISH_FAILURES.log("Could not settle the usage of a rate-limited request", e);
             admission.abort();
         }
+        afterFinish.run();
     }
 
     private void settle(Throwable failure) {
@@ -68,11 +75,15 @@ final class Exchange implements AsyncListener {
         }
         Usage usage = observer.usage();
         if (usage != null) {
+            if (usage.isImplausible()) {
+                IMPLAUSIBLE_USAGE.log("A chat-completion response reported implausible usage (a figure of "
+                        + Usage.MAX_TOKENS + " tokens or more); counted as " + Usage.MAX_TOKENS, null);
+            }
             admission.complete(usage);
         } else if (observer.isStream()) {
             admission.charge(chargeForCutStream(observer));
         } else if (failure == null && !response.hasClientFailed()) {
-            MISSING_USAGE.log("A 2xx chat-completion response carried no usable usage; "
+            MISSING_USAGE.log("A 2xx " + request.shape().configName() + " response carried no usable usage; "
                     + "no tokens recorded beyond a reservation", null);
             admission.completeWithoutUsage();
         } else {
@@ -80,10 +91,14 @@ final class Exchange implements AsyncListener {
         }
     }
 
-    /** A stream that ended without usage still costs its prompt and what it streamed (SPEC section 3). */
+    /**
+     * A stream that ended without usage still costs its prompt and what it streamed (SPEC section 3);
+     * the prompt count is bounded like the reservation's ({@link TokenCounter#promptTokens}).
+     */
     private Usage chargeForCutStream(ResponseBodyObserver observer) {
         TokenCounter counter = TokenCounter.forModel(request.model());
-        return new Usage(counter.promptTokens(requestBody, requestBody.length), observer.streamedCompletionTokens(), 0);
+        return new Usage(RequestPromptTokens.count(counter, request.shape(), requestBody, requestBody.length),
+                observer.streamedCompletionTokens(), 0);
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.llmratelimit.servlet;
 
 import dev.llmratelimit.http.ErrorResponse;
 import dev.llmratelimit.http.OpenAiErrors;
+import dev.llmratelimit.usage.EndpointShape;
 import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
@@ -9,7 +10,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
-/** Writes OpenAI-compatible error answers ({@link ErrorResponse}) to a servlet response. */
+/** Writes error answers ({@link ErrorResponse}) to a servlet response. */
 final class JsonErrors {
 
     static final String INVALID_REQUEST = OpenAiErrors.INVALID_REQUEST;
@@ -20,6 +21,12 @@ final class JsonErrors {
     static void write(HttpServletResponse response, int status, String type, String code, String message)
             throws IOException {
         write(response, ErrorResponse.of(status, type, code, message));
+    }
+
+    /** An error in the body shape of the endpoint ({@link ErrorResponse#forShape}). */
+    static void write(HttpServletResponse response, EndpointShape shape, int status, String type, String code,
+                      String message) throws IOException {
+        write(response, ErrorResponse.of(status, type, code, message).forShape(shape));
     }
 
     static void write(HttpServletResponse response, ErrorResponse error) throws IOException {

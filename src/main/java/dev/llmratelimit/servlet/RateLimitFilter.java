@@ -2,18 +2,20 @@ package dev.llmratelimit.servlet;
 
 import dev.llmratelimit.chat.ChatRequest;
 import dev.llmratelimit.chat.IncludeUsageRewriter;
+import dev.llmratelimit.chat.ModelRewriter;
 import dev.llmratelimit.chat.InvalidChatRequestException;
+import dev.llmratelimit.config.ConfigurationLoader;
 import dev.llmratelimit.config.RateLimitContext;
 import dev.llmratelimit.config.RateLimitProperties;
 import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.engine.Admission;
-import dev.llmratelimit.engine.AdmissionRequest;
-import dev.llmratelimit.engine.PromptTokens;
 import dev.llmratelimit.engine.ThrottledLog;
 import dev.llmratelimit.http.ErrorResponse;
 import dev.llmratelimit.http.RateLimitHeaderValues;
 import dev.llmratelimit.identity.Caller;
-import dev.llmratelimit.usage.TokenCounter;
+import dev.llmratelimit.usage.EndpointShape;
+import dev.llmratelimit.wait.WaitRoom;
+import jakarta.servlet.DispatcherType;
 import jakarta.inject.Inject;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -25,10 +27,12 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
+import java.time.Clock;
 import java.util.Optional;
 
 /**
- * The filter in front of chat-completion endpoints. It only translates HTTP to the engine and back:
+ * The filter in front of the endpoints that spend a model's quota (chat, legacy completions,
+ * embeddings, the Responses API, Anthropic Messages: {@link EndpointShape}). It only translates HTTP to the engine and back:
  * read the body once, decide, answer 4xx/5xx itself or call the application with a response that
  * records usage.
  *
@@ -41,6 +45,9 @@ public class RateLimitFilter implements Filter {
     /** Request attribute that marks a request as already limited, so a second filter instance skips it. */
     public static final String LIMITED = RateLimitFilter.class.getName() + ".LIMITED";
 
+    /** Response header naming the model the client asked for when a fallback served it. */
+    public static final String FALLBACK_FROM = "x-ratelimit-fallback-from";
+
     private static final ThrottledLog INTERNAL_FAILURES = new ThrottledLog(RateLimitFilter.class, System.Logger.Level.ERROR);
 
     @Inject
@@ -48,6 +55,7 @@ public class RateLimitFilter implements Filter {
 
     private RateLimitRuntime runtime;
     private boolean ownsRuntime;
+    private StatusEndpoint status;
 
     /** For containers that instantiate the filter themselves (web.xml, web-fragment.xml, CDI). */
     public RateLimitFilter() {
@@ -56,27 +64,38 @@ public class RateLimitFilter implements Filter {
     /** For programmatic registration with a runtime the application built and will close. */
     public RateLimitFilter(RateLimitRuntime runtime) {
         this.runtime = runtime;
+        this.status = new StatusEndpoint(runtime.statusSettings(), runtime.status());
     }
 
     /**
-     * Uses the shared CDI runtime where there is one and the filter has no init-params; otherwise
-     * (no CDI, or init-params that configure this filter) builds its own from MicroProfile Config
+     * Uses the shared CDI runtime where there is one and the filter has no init-params, or the one
+     * {@link RateLimitStartup} built at start-up where there is no CDI; otherwise (init-params that
+     * configure this filter, or no start-up listener) builds its own from MicroProfile Config
      * overlaid with the init-params, still with the application's resolver bean if CDI has one.
      */
     @Override
     public void init(FilterConfig config) {
-        if (runtime != null) {
-            return;
+        if (runtime == null) {
+            runtime = runtimeFor(config);
         }
+        status = new StatusEndpoint(runtime.statusSettings(), runtime.status());
+    }
+
+    private RateLimitRuntime runtimeFor(FilterConfig config) {
         boolean hasInitParameters = config.getInitParameterNames().hasMoreElements();
         if (context != null && !hasInitParameters) {
-            runtime = context.runtime();
-            return;
+            return context.runtime();
         }
-        runtime = RateLimitRuntime.create(RateLimitProperties.withInitParameters(
-                RateLimitProperties.fromMicroProfileConfig(), config.getInitParameterNames(),
-                config::getInitParameter), context == null ? null : context.applicationCallerResolver());
+        if (!hasInitParameters && config.getServletContext().getAttribute(RateLimitStartup.RUNTIME)
+                instanceof RateLimitRuntime started) {
+            return started;      // RateLimitStartup built it and closes it
+        }
+        RateLimitRuntime own = RateLimitRuntime.create(ConfigurationLoader.of("MicroProfile Config and init-params of filter "
+                        + config.getFilterName(), () -> RateLimitProperties.withInitParameters(
+                        RateLimitProperties.fromMicroProfileConfig(), config.getInitParameterNames(), config::getInitParameter)),
+                context == null ? null : context.applicationCallerResolver(), Clock.systemUTC());
         ownsRuntime = true;
+        return own;
     }
 
     @Override
@@ -89,66 +108,145 @@ public class RateLimitFilter implements Filter {
     @Override
     public void doFilter(ServletRequest req, ServletResponse res, FilterChain chain)
             throws IOException, ServletException {
-        if (req instanceof HttpServletRequest request && res instanceof HttpServletResponse response
-                && applies(request)) {
+        if (!(req instanceof HttpServletRequest request) || !(res instanceof HttpServletResponse response)) {
+            chain.doFilter(req, res);
+            return;
+        }
+        EndpointShape shape;
+        if (request.getDispatcherType() == DispatcherType.ASYNC
+                && request.getAttribute(WaitingRequest.RESUMED) instanceof WaitingRequest.Resumed resumed) {
+            resume(request, response, chain, resumed);
+        } else if ((shape = shapeToLimit(request)) != null) {
             request.setAttribute(LIMITED, Boolean.TRUE);
-            limit(request, response, chain);
+            limit(request, response, chain, shape);
+        } else if (status.serves(request)) {
+            status.serve(request, response);
         } else {
             chain.doFilter(req, res);
         }
     }
 
-    private boolean applies(HttpServletRequest request) {
-        return runtime.settings().enabled()
-                && "POST".equalsIgnoreCase(request.getMethod())
+    /** The endpoint shape of a request the filter limits, else {@code null}. */
+    private EndpointShape shapeToLimit(HttpServletRequest request) {
+        return runtime.settings().filterEnabled()
+                && "POST".equals(request.getMethod())          // methods are case-sensitive: "post" is not POST
                 && request.getAttribute(LIMITED) == null
-                && ChatPaths.matches(runtime.settings().paths(), request);
+                ? ChatPaths.shapeOf(runtime.settings().pathShapes(), request) : null;
     }
 
-    private void limit(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-            throws IOException, ServletException {
-        byte[] body = BodyReader.read(request, runtime.settings().maxBodySize());
+    private void limit(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
+                       EndpointShape shape) throws IOException, ServletException {
+        byte[] body = readBody(request, response, shape);
         if (body == null) {
-            JsonErrors.write(response, 413, JsonErrors.INVALID_REQUEST, "request_too_large",
-                    "Request body exceeds the maximum of " + runtime.settings().maxBodySize() + " bytes");
             return;
         }
         ChatRequest chat;
-        byte[] json;
         try {
-            json = DeclaredCharset.toUtf8(body, request.getCharacterEncoding());
-            chat = ChatRequest.parse(json, json.length);
+            chat = ChatRequest.parse(body, body.length, DeclaredCharset.readings(request.getCharacterEncoding()), shape);
         } catch (InvalidChatRequestException e) {
-            JsonErrors.write(response, 400, JsonErrors.INVALID_REQUEST, "invalid_request", e.getMessage());
+            JsonErrors.write(response, shape, 400, JsonErrors.INVALID_REQUEST, "invalid_request", e.getMessage());
             return;
         }
-        Admission admission;
+        Caller caller;
+        ModelChoice choice;
         try {
-            admission = admit(request, chat, json);
+            caller = runtime.callerResolver().resolve(request.getUserPrincipal());
+            choice = new ModelChooser(runtime).choose(caller, chat, body);
         } catch (RuntimeException e) {
             INTERNAL_FAILURES.log("Rate limiting failed; request passed through unlimited", e);
             chain.doFilter(new BufferedBodyRequest(request, body, null), response);
             return;
         }
+        Admission admission = choice.admission();
         if (!admission.permitsCall()) {
-            refuse(response, admission);
+            if (!waitForCapacity(request, response, caller, choice, chat, body)) {
+                refuse(response, admission, shape);
+            }
         } else if (admission.plan() == null) {
             // An unconfigured model (also one that shadow mode lets through): untouched, nothing to count.
             chain.doFilter(new BufferedBodyRequest(request, body, null), response);
         } else {
-            run(request, response, chain, admission, chat, body, json);
+            run(request, response, chain, choice, chat, body, -1);
         }
     }
 
-    /** Calls the application with the admitted request and a response that records its usage. */
-    private void run(HttpServletRequest request, HttpServletResponse response, FilterChain chain, Admission admission,
-                     ChatRequest chat, byte[] body, byte[] json) throws IOException, ServletException {
-        Optional<byte[]> askingForUsage = runtime.settings().injectStreamUsage() && chat.stream() && !chat.includeUsage()
-                ? IncludeUsageRewriter.withIncludeUsage(json, json.length)
-                        .map(rewritten -> DeclaredCharset.fromUtf8(rewritten, request.getCharacterEncoding()))
+    /** The body, or null once the filter has answered 413 (too large) or 400 (it could not be read to its end). */
+    private byte[] readBody(HttpServletRequest request, HttpServletResponse response, EndpointShape shape)
+            throws IOException {
+        byte[] body;
+        try {
+            body = BodyReader.read(request, runtime.settings().maxBodySize());
+        } catch (IOException e) {
+            JsonErrors.write(response, shape, 400, JsonErrors.INVALID_REQUEST, "invalid_request",
+                    "The request body could not be read to its end.");
+            return null;
+        }
+        if (body == null) {
+            JsonErrors.write(response, shape, 413, JsonErrors.INVALID_REQUEST, "request_too_large",
+                    "Request body exceeds the maximum of " + BodyReader.limit(runtime.settings().maxBodySize()) + " bytes");
+        }
+        return body;
+    }
+
+    /**
+     * Lets a refused request wait for capacity when its model and pool allow it (SPEC section 15);
+     * {@code false} when it cannot wait and is to be refused now.
+     */
+    private boolean waitForCapacity(HttpServletRequest request, HttpServletResponse response, Caller caller,
+                                    ModelChoice refusal, ChatRequest chat, byte[] body)
+            throws IOException {
+        Admission admission = refusal.admission();
+        WaitRoom room = runtime.waitRoom();
+        if (room == null || admission.outcome() != Admission.Outcome.REFUSED || !request.isAsyncSupported()) {
+            return false;
+        }
+        String pool = admission.plan().pool();
+        long maxWait = runtime.waitPolicy().maxWait(chat.model(), pool).toMillis();
+        if (maxWait <= 0) {
+            return false;
+        }
+        int rank = runtime.waitPolicy().rank(runtime.limiter().policy().model(chat.model()), pool);
+        ModelChooser chooser = new ModelChooser(runtime);
+        WaitingRequest.start(room, request, response, chat, body, refusal,
+                () -> chooser.choose(caller, chat, body), rank, runtime.clock(), maxWait, runtime.settings().errorStyle());
+        return true;
+    }
+
+    /** The ASYNC dispatch of a request that waited and was then admitted. */
+    private void resume(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
+                        WaitingRequest.Resumed resumed) throws IOException, ServletException {
+        request.removeAttribute(WaitingRequest.RESUMED);
+        run(request, response, chain, resumed.choice(), resumed.chat(), resumed.body(), resumed.waitedMillis());
+    }
+
+    /**
+     * Calls the application with the admitted request and a response that records its usage; a
+     * fallback gets the body with {@code model} rewritten.
+     *
+     * @param waitedMillis how long the request waited for capacity, or -1 when it did not wait
+     */
+    private void run(HttpServletRequest request, HttpServletResponse response, FilterChain chain, ModelChoice choice,
+                     ChatRequest asked, byte[] sent, long waitedMillis)
+            throws IOException, ServletException {
+        Admission admission = choice.admission();
+        ChatRequest chat = asked;
+        byte[] body = sent;
+        if (choice.fallbackFrom() != null) {
+            body = ModelRewriter.withModel(sent, sent.length, choice.model()).orElseThrow();
+            chat = asked.withModel(choice.model());
+            response.setHeader(FALLBACK_FROM, choice.fallbackFrom());
+        }
+        if (waitedMillis >= 0) {
+            response.setHeader(WaitingRequest.WAITED_HEADER, Long.toString(waitedMillis));
+        }
+        // Both edits write ASCII (ModelRewriter escapes the rest) after ASCII structure, so every reading
+        // the body passed keeps agreeing.
+        Optional<byte[]> askingForUsage = runtime.settings().injectStreamUsage() && chat.shape().hasIncludeUsageOption()
+                && chat.stream() && !chat.includeUsage()
+                ? IncludeUsageRewriter.withIncludeUsage(body, body.length)
                 : Optional.empty();
         RateLimitHeaderValues.forwarded(admission, response::setHeader);
-        Exchange exchange = new Exchange(admission, chat, json, response, askingForUsage.isPresent());
+        Exchange exchange = new Exchange(admission, chat, body, response, askingForUsage.isPresent(), waitRoomSignal());
         BufferedBodyRequest forwarded = new BufferedBodyRequest(request, askingForUsage.orElse(body), exchange);
         try {
             chain.doFilter(forwarded, exchange.response());
@@ -161,20 +259,13 @@ public class RateLimitFilter implements Filter {
         }
     }
 
-    /**
-     * Decides; the engine runs the tokenizer only when an estimate needs the prompt (and not when the
-     * body's byte length already shows the request is refused).
-     */
-    private Admission admit(HttpServletRequest request, ChatRequest chat, byte[] json) {
-        Caller caller = runtime.callerResolver().resolve(request.getUserPrincipal());
-        PromptTokens prompt = PromptTokens.lazy(() -> TokenCounter.forModel(chat.model()).promptTokens(json, json.length),
-                json.length);
-        return runtime.limiter().admit(AdmissionRequest.of(chat.model(), caller.teamPriority(), caller.ownPriority())
-                .withCallers(runtime.callerLimits().planFor(caller))
-                .withTokens(prompt, chat.maxTokens()));
+    /** Wakes the waiters when a request finishes: its slot, refund or settlement may be the capacity they wait for. */
+    private Runnable waitRoomSignal() {
+        WaitRoom room = runtime.waitRoom();
+        return room == null ? () -> { } : room::signal;
     }
 
-    private static void refuse(HttpServletResponse response, Admission admission) throws IOException {
-        JsonErrors.write(response, ErrorResponse.refusal(admission));
+    private void refuse(HttpServletResponse response, Admission admission, EndpointShape shape) throws IOException {
+        JsonErrors.write(response, ErrorResponse.refusal(admission, runtime.settings().errorStyle()).forShape(shape));
     }
 }

@@ -1,5 +1,7 @@
 package dev.llmratelimit.servlet;
 
+import dev.llmratelimit.http.RateLimitHeaderValues;
+import dev.llmratelimit.usage.EndpointShape;
 import dev.llmratelimit.usage.JsonBodyObserver;
 import dev.llmratelimit.usage.ResponseBodyObserver;
 import dev.llmratelimit.usage.SseBodyObserver;
@@ -23,6 +25,7 @@ final class UsageCapturingResponse extends HttpServletResponseWrapper {
 
     private final Consumer<Usage> onUsage;
     private final String model;
+    private final EndpointShape shape;
     private final boolean stripUsageEvent;
     private ResponseBodyObserver observer;
     private ObservedOutputStream stream;
@@ -31,10 +34,11 @@ final class UsageCapturingResponse extends HttpServletResponseWrapper {
     private volatile boolean clientFailed;
     private boolean bodyFinished;
 
-    UsageCapturingResponse(HttpServletResponse response, String model, boolean stripUsageEvent,
+    UsageCapturingResponse(HttpServletResponse response, String model, EndpointShape shape, boolean stripUsageEvent,
                            Consumer<Usage> onUsage) {
         super(response);
         this.model = model;
+        this.shape = shape;
         this.stripUsageEvent = stripUsageEvent;
         this.onUsage = onUsage;
     }
@@ -104,16 +108,54 @@ final class UsageCapturingResponse extends HttpServletResponseWrapper {
 
     @Override
     public void setHeader(String name, String value) {
-        if (!isStrippingStream() || !"content-length".equalsIgnoreCase(name)) {
+        if (accepts(name)) {
             super.setHeader(name, value);
         }
     }
 
     @Override
     public void addHeader(String name, String value) {
-        if (!isStrippingStream() || !"content-length".equalsIgnoreCase(name)) {
+        if (accepts(name)) {
             super.addHeader(name, value);
         }
+    }
+
+    @Override
+    public void setIntHeader(String name, int value) {
+        if (accepts(name)) {
+            super.setIntHeader(name, value);
+        }
+    }
+
+    @Override
+    public void addIntHeader(String name, int value) {
+        if (accepts(name)) {
+            super.addIntHeader(name, value);
+        }
+    }
+
+    @Override
+    public void setDateHeader(String name, long date) {
+        if (accepts(name)) {
+            super.setDateHeader(name, date);
+        }
+    }
+
+    @Override
+    public void addDateHeader(String name, long date) {
+        if (accepts(name)) {
+            super.addDateHeader(name, date);
+        }
+    }
+
+    /**
+     * The filter's {@code x-ratelimit-*} headers describe this limiter, so the application's own
+     * (an upstream's, copied by a proxy) are dropped rather than mixed in; a stripped stream's length
+     * is no longer the application's.
+     */
+    private boolean accepts(String name) {
+        return !RateLimitHeaderValues.isRateLimitHeader(name)
+                && (!isStrippingStream() || !"content-length".equalsIgnoreCase(name));
     }
 
     private boolean isStrippingStream() {
@@ -139,9 +181,9 @@ final class UsageCapturingResponse extends HttpServletResponseWrapper {
             if (status < 200 || status >= 300) {
                 observer = ResponseBodyObserver.PASS_THROUGH;
             } else if (isEventStream()) {
-                observer = new SseBodyObserver(model, stripUsageEvent, onUsage);
+                observer = new SseBodyObserver(shape, model, stripUsageEvent, onUsage);
             } else {
-                observer = new JsonBodyObserver(onUsage);
+                observer = new JsonBodyObserver(shape, onUsage);
             }
         }
         return observer;

@@ -1,6 +1,8 @@
 package dev.llmratelimit.store;
 
 import dev.llmratelimit.engine.AdmissionStore;
+import dev.llmratelimit.engine.ModelCounters;
+import dev.llmratelimit.engine.ModelGroups;
 import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.Verdict;
@@ -24,6 +26,12 @@ public final class CircuitBreakingAdmissionStore implements AdmissionStore {
     @Override
     public void settle(Plan plan, Settlement settlement) {
         breaker.run(() -> delegate.settle(plan, settlement));
+    }
+
+    /** Snapshots go through the same circuit, so a status page does not wait for a dead store either. */
+    @Override
+    public ModelCounters snapshot(ModelGroups model) {
+        return breaker.call(() -> delegate.snapshot(model));
     }
 
     /** Whether the circuit currently keeps calls from the store (a probe may still get through). */

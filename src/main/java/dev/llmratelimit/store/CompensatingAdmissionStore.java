@@ -1,6 +1,8 @@
 package dev.llmratelimit.store;
 
 import dev.llmratelimit.engine.AdmissionStore;
+import dev.llmratelimit.engine.ModelCounters;
+import dev.llmratelimit.engine.ModelGroups;
 import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.StoreUnavailableException;
@@ -113,6 +115,11 @@ public final class CompensatingAdmissionStore implements AdmissionStore {
             }
         }
         return any;
+    }
+
+    @Override
+    public ModelCounters snapshot(ModelGroups model) {
+        return delegate.snapshot(model);
     }
 
     /** The queue, for metrics: how many are pending and what became of the others. */

@@ -8,10 +8,15 @@ import java.util.function.Consumer;
 /** Passes a JSON response through unchanged, reporting its usage as soon as the usage object closes. */
 public final class JsonBodyObserver implements ResponseBodyObserver {
 
-    private final JsonUsageScanner scanner = new JsonUsageScanner();
+    private final JsonUsageScanner scanner;
     private final Consumer<Usage> onUsage;
 
     public JsonBodyObserver(Consumer<Usage> onUsage) {
+        this(EndpointShape.CHAT, onUsage);
+    }
+
+    public JsonBodyObserver(EndpointShape shape, Consumer<Usage> onUsage) {
+        this.scanner = new JsonUsageScanner(shape);
         this.onUsage = onUsage;
     }
 

@@ -21,13 +21,19 @@ public final class JsonUsageScanner {
     private boolean inUsage;
     private boolean inDetails;
     private String field;
-    private long prompt = -1;
-    private long completion = -1;
-    private long cached;
+    private final UsageFormat format;
+    private final long[] figures = UsageFormat.noFigures();
     private Usage usage;
     private boolean broken;
 
+    /** A scanner for a chat-completion response. */
     public JsonUsageScanner() {
+        this(EndpointShape.CHAT);
+    }
+
+    /** A scanner for a response of the given endpoint shape, whose usage has that shape's figures. */
+    public JsonUsageScanner(EndpointShape shape) {
+        this.format = UsageFormat.of(shape);
         try {
             parser = FACTORY.createNonBlockingByteArrayParser();
         } catch (IOException e) {
@@ -69,7 +75,7 @@ public final class JsonUsageScanner {
                 depth++;
                 if (token == JsonToken.START_OBJECT && depth == 2 && "usage".equals(field) && !inUsage) {
                     inUsage = true;
-                } else if (token == JsonToken.START_OBJECT && inUsage && depth == 3 && "prompt_tokens_details".equals(field)) {
+                } else if (token == JsonToken.START_OBJECT && inUsage && depth == 3 && format.isDetails(field)) {
                     inDetails = true;
                 }
             }
@@ -79,17 +85,18 @@ public final class JsonUsageScanner {
                     inDetails = false;
                 } else if (inUsage && depth == 1) {
                     inUsage = false;
-                    if (prompt >= 0 && completion >= 0) {
-                        usage = new Usage(prompt, completion, Math.min(cached, prompt));
-                        return true;
-                    }
-                    broken = true;
+                    usage = broken ? null : format.usage(figures);
+                    broken = usage == null;
+                    return usage != null;
                 }
             }
             case FIELD_NAME -> field = parser.currentName();
-            case VALUE_NUMBER_INT -> number(parser.getLongValue());
+            case VALUE_NUMBER_INT -> number(parser.getNumberType() == JsonParser.NumberType.BIG_INTEGER
+                    ? (parser.getBigIntegerValue().signum() > 0 ? Usage.MAX_TOKENS : -1)   // beyond long: large
+                    : parser.getLongValue());
+            case VALUE_NULL -> { }
             default -> {
-                if (inUsage && depth == 2 && ("prompt_tokens".equals(field) || "completion_tokens".equals(field))) {
+                if (figure() != UsageFormat.NONE) {
                     broken = true;   // present but not a whole number
                 }
             }
@@ -97,16 +104,23 @@ public final class JsonUsageScanner {
         return false;
     }
 
+    /** The figure the current value is, or {@link UsageFormat#NONE}. */
+    private int figure() {
+        if (inDetails && depth == 3) {
+            return format.detailFigure(field);
+        }
+        return inUsage && depth == 2 ? format.figure(field) : UsageFormat.NONE;
+    }
+
     private void number(long value) {
-        if (value < 0) {
+        int figure = figure();
+        if (figure == UsageFormat.NONE) {
             return;
         }
-        if (inDetails && depth == 3 && "cached_tokens".equals(field)) {
-            cached = value;
-        } else if (inUsage && depth == 2 && "prompt_tokens".equals(field)) {
-            prompt = value;
-        } else if (inUsage && depth == 2 && "completion_tokens".equals(field)) {
-            completion = value;
+        if (value < 0) {
+            broken = true;
+        } else {
+            figures[figure] = value;
         }
     }
 }

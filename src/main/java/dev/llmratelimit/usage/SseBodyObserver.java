@@ -7,7 +7,7 @@ import java.util.function.Consumer;
 
 /**
  * Passes a server-sent event stream through event by event, reporting its usage before the client
- * receives {@code data: [DONE]}; in strip mode it removes the usage-only event the filter asked for.
+ * receives the event that ends it ({@code data: [DONE]}, {@code response.completed}, {@code message_stop}); in strip mode it removes the usage-only event the filter asked for.
  */
 public final class SseBodyObserver implements ResponseBodyObserver {
 
@@ -15,8 +15,13 @@ public final class SseBodyObserver implements ResponseBodyObserver {
     private final Consumer<Usage> onUsage;
 
     public SseBodyObserver(String model, boolean stripUsageEvent, Consumer<Usage> onUsage) {
+        this(EndpointShape.CHAT, model, stripUsageEvent, onUsage);
+    }
+
+    /** @param stripUsageEvent whether to remove the usage-only event (only chat and legacy completions have one) */
+    public SseBodyObserver(EndpointShape shape, String model, boolean stripUsageEvent, Consumer<Usage> onUsage) {
         this.onUsage = onUsage;
-        this.tracker = new SseUsageTracker(
+        this.tracker = new SseUsageTracker(shape,
                 stripUsageEvent ? SseUsageTracker.Mode.STRIP_USAGE_EVENT : SseUsageTracker.Mode.PASS_THROUGH,
                 TokenCounter.forModel(model), this::reportUsage);
     }

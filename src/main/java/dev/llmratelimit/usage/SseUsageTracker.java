@@ -7,11 +7,12 @@ import java.util.Arrays;
 import java.util.Optional;
 
 /**
- * Follows a {@code text/event-stream} chat-completion response as the application writes it, in chunks
- * of any size (events and lines may be split anywhere; lines end with {@code \n} or {@code \r\n}), and
- * forwards it to the client. It takes the usage from the event that carries it, notices
- * {@code data: [DONE]}, and counts the completion text streamed so far (for a stream that ends without
- * usage). Data that is not well-formed JSON is forwarded and ignored.
+ * Follows a {@code text/event-stream} response as the application writes it, in chunks of any size
+ * (events and lines may be split anywhere; lines end with {@code \n} or {@code \r\n}), and forwards it
+ * to the client. It takes the usage from the events that carry it, notices the event that ends the
+ * stream ({@code data: [DONE]} of a chat stream; see {@link StreamEvents} for the other shapes), and
+ * counts the completion text streamed so far (for a stream that ends without usage). Data that is not
+ * well-formed JSON is forwarded and ignored.
  * <p>
  * Memory stays bounded: only the current event is kept, up to {@code maxEventBytes}; a longer event is
  * forwarded as it comes and not parsed. One instance per response, used by one thread at a time.
@@ -33,13 +34,13 @@ public final class SseUsageTracker {
 
     /** Completed events held in strip mode are forwarded before they exceed this (one huge write). */
     private static final int FORWARD_BATCH_BYTES = 64 * 1024;
-    private static final byte[] DONE = {'[', 'D', 'O', 'N', 'E', ']'};
     private static final byte[] DATA_FIELD = {'d', 'a', 't', 'a', ':'};
 
     private final Mode mode;
     private final Runnable onDone;
     private final int maxEventBytes;
     private final CompletionText completionText;
+    private final StreamEvents events;
 
     /**
      * PASS_THROUGH: the current event. STRIP_USAGE_EVENT: completed events not yet forwarded in
@@ -55,24 +56,33 @@ public final class SseUsageTracker {
     private boolean lineEmpty = true;
     private boolean lineIsCr;
 
-    private Usage usage;
     private boolean sawDone;
 
     /**
      * @param counter the tokenizer of the request's model, for {@link #streamedCompletionTokens()}
-     * @param onDone  run once, on the writing thread, when the {@code data: [DONE]} event is complete and
+     * @param onDone  run once, on the writing thread, when the event that ends the stream is complete and
      *                before the bytes that complete it are forwarded: the moment to record the usage so
      *                that it is counted before the client has the whole response. Must not throw.
      */
     public SseUsageTracker(Mode mode, TokenCounter counter, Runnable onDone) {
-        this(mode, counter, onDone, DEFAULT_MAX_EVENT_BYTES);
+        this(EndpointShape.CHAT, mode, counter, onDone, DEFAULT_MAX_EVENT_BYTES);
+    }
+
+    /** A tracker for the event stream of the given endpoint shape. */
+    public SseUsageTracker(EndpointShape shape, Mode mode, TokenCounter counter, Runnable onDone) {
+        this(shape, mode, counter, onDone, DEFAULT_MAX_EVENT_BYTES);
     }
 
     SseUsageTracker(Mode mode, TokenCounter counter, Runnable onDone, int maxEventBytes) {
+        this(EndpointShape.CHAT, mode, counter, onDone, maxEventBytes);
+    }
+
+    SseUsageTracker(EndpointShape shape, Mode mode, TokenCounter counter, Runnable onDone, int maxEventBytes) {
         this.mode = mode;
         this.onDone = onDone;
         this.maxEventBytes = maxEventBytes;
         this.completionText = new CompletionText(counter);
+        this.events = StreamEvents.of(shape, completionText);
     }
 
     /** Takes bytes the application wrote and forwards to {@code client} what it may see so far. */
@@ -116,7 +126,7 @@ public final class SseUsageTracker {
 
     /** The usage of the last event that carried a usable one. */
     public Optional<Usage> usage() {
-        return Optional.ofNullable(usage);
+        return Optional.ofNullable(events.usage());
     }
 
     public boolean sawDone() {
@@ -211,21 +221,12 @@ public final class SseUsageTracker {
     }
 
     private boolean handleData(byte[] data, int offset, int length) {
-        if (Arrays.equals(data, offset, offset + length, DONE, 0, DONE.length)) {
-            if (!sawDone) {
-                sawDone = true;
-                onDone.run();
-            }
-            return false;
+        StreamEvents.Kind kind = events.read(data, offset, length);
+        if (kind == StreamEvents.Kind.END && !sawDone) {
+            sawDone = true;
+            onDone.run();
         }
-        StreamChunk chunk = StreamChunk.parse(data, offset, length, completionText);
-        if (chunk == null) {
-            return false;
-        }
-        if (chunk.usage() != null) {
-            usage = chunk.usage();
-        }
-        return chunk.usageOnly();
+        return kind == StreamEvents.Kind.USAGE_ONLY;
     }
 
     /** The index of the next newline, or {@code to} for the last line of an event ended by {@link #finish}. */

@@ -6,7 +6,8 @@ import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 
 /**
- * The parts of one {@code chat.completion.chunk} (the JSON of an SSE data field) that matter here.
+ * The parts of one {@code chat.completion.chunk} or legacy {@code text_completion} chunk (the JSON of
+ * an SSE data field) that matter here.
  *
  * @param usageOnly the chunk that {@code include_usage} adds: a {@code usage} object and {@code "choices":[]}
  * @param usage     its usage if usable, else null
@@ -15,7 +16,8 @@ record StreamChunk(boolean usageOnly, Usage usage) {
 
     /**
      * Parses the chunk and appends the completion text it carries ({@code choices[].delta.content},
-     * {@code .refusal} and {@code .tool_calls[].function.arguments}) to {@code text}. Returns null when
+     * {@code .refusal} and {@code .tool_calls[].function.arguments}; a legacy completion's
+     * {@code choices[].text}) to {@code text}. Returns null when
      * the data is not one well-formed JSON object.
      */
     static StreamChunk parse(byte[] data, int offset, int length, CompletionText text) {
@@ -31,7 +33,7 @@ record StreamChunk(boolean usageOnly, Usage usage) {
                 JsonToken value = p.nextToken();
                 if (field.equals("usage") && value == JsonToken.START_OBJECT) {
                     usageObject = true;
-                    usage = UsageReader.read(p);
+                    usage = UsageReader.read(p, UsageFormat.OPENAI);
                 } else if (field.equals("choices") && value == JsonToken.START_ARRAY) {
                     choices = choices(p, text);
                 } else {
@@ -50,12 +52,26 @@ record StreamChunk(boolean usageOnly, Usage usage) {
         while (nextElement(p)) {
             count++;
             if (p.currentToken() == JsonToken.START_OBJECT) {
-                objectField(p, "delta", () -> delta(p, text));
+                choice(p, text);
             } else {
                 p.skipChildren();
             }
         }
         return count;
+    }
+
+    private static void choice(JsonParser p, CompletionText text) throws IOException {
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String field = p.currentName();
+            JsonToken value = p.nextToken();
+            if (value == JsonToken.START_OBJECT && field.equals("delta")) {
+                delta(p, text);
+            } else if (value == JsonToken.VALUE_STRING && field.equals("text")) {
+                text.append(p.getText());
+            } else {
+                p.skipChildren();
+            }
+        }
     }
 
     private static void delta(JsonParser p, CompletionText text) throws IOException {

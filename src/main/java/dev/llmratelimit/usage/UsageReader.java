@@ -5,71 +5,82 @@ import com.fasterxml.jackson.core.JsonToken;
 
 import java.io.IOException;
 
-/** Reads an OpenAI {@code usage} object; shared by the JSON and the SSE paths. */
+/** Reads a {@code usage} object of one {@link UsageFormat}; shared by the JSON and the SSE paths. */
 final class UsageReader {
-
-    private static final long ABSENT = -1;
-    private static final long INVALID = -2;
 
     private UsageReader() {
     }
 
     /**
      * Reads the object the parser stands on (START_OBJECT) up to its END_OBJECT. Returns null when
-     * a count is negative, not an integer, or when neither {@code prompt_tokens} nor
-     * {@code completion_tokens} is present; an absent or null sub-field counts as 0.
+     * a figure is negative or not an integer, or when neither the input nor the output figure is
+     * present; an absent or null figure counts as 0, one too large to be plausible (beyond {@code long})
+     * as {@link Usage#MAX_TOKENS}.
      */
-    static Usage read(JsonParser p) throws IOException {
-        long prompt = ABSENT;
-        long completion = ABSENT;
-        long cached = ABSENT;
+    static Usage read(JsonParser p, UsageFormat format) throws IOException {
+        long[] figures = UsageFormat.noFigures();
+        return readInto(p, format, figures) ? format.usage(figures) : null;
+    }
+
+    /**
+     * Reads the usage object the parser stands on into {@code figures}, overwriting those it holds;
+     * false when a figure is invalid (the object is still read to its end).
+     */
+    static boolean readInto(JsonParser p, UsageFormat format, long[] figures) throws IOException {
+        boolean valid = true;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String name = p.currentName();
             JsonToken value = p.nextToken();
-            switch (name) {
-                case "prompt_tokens" -> prompt = count(p, value);
-                case "completion_tokens" -> completion = count(p, value);
-                case "prompt_tokens_details" -> cached = cachedTokens(p, value);
-                default -> p.skipChildren();
-            }
-        }
-        if (prompt == INVALID || completion == INVALID || cached == INVALID
-                || (prompt == ABSENT && completion == ABSENT)) {
-            return null;
-        }
-        return new Usage(Math.max(0, prompt), Math.max(0, completion), Math.max(0, cached));
-    }
-
-    private static long cachedTokens(JsonParser p, JsonToken value) throws IOException {
-        if (value != JsonToken.START_OBJECT) {
-            return value == JsonToken.VALUE_NULL ? ABSENT : skipInvalid(p);
-        }
-        long cached = ABSENT;
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            boolean isCached = p.currentName().equals("cached_tokens");
-            JsonToken detail = p.nextToken();
-            if (isCached) {
-                cached = count(p, detail);
+            int figure = format.figure(name);
+            if (figure != UsageFormat.NONE) {
+                valid &= set(figures, figure, p, value);
+            } else if (format.isDetails(name) && value == JsonToken.START_OBJECT) {
+                valid &= details(p, format, figures);
+            } else if (format.isDetails(name) && value != JsonToken.VALUE_NULL) {
+                p.skipChildren();
+                valid = false;
             } else {
                 p.skipChildren();
             }
         }
-        return cached;
+        return valid;
     }
 
-    private static long count(JsonParser p, JsonToken value) throws IOException {
-        if (value == JsonToken.VALUE_NULL) {
-            return ABSENT;
+    private static boolean details(JsonParser p, UsageFormat format, long[] figures) throws IOException {
+        boolean valid = true;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            int figure = format.detailFigure(p.currentName());
+            JsonToken value = p.nextToken();
+            if (figure != UsageFormat.NONE) {
+                valid &= set(figures, figure, p, value);
+            } else {
+                p.skipChildren();
+            }
         }
-        if (value != JsonToken.VALUE_NUMBER_INT || p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-            return skipInvalid(p);
+        return valid;
+    }
+
+    /** Stores a whole, non-negative count (null leaves the figure as it was); false for anything else. */
+    private static boolean set(long[] figures, int figure, JsonParser p, JsonToken value) throws IOException {
+        if (value == JsonToken.VALUE_NULL) {
+            return true;
+        }
+        if (value != JsonToken.VALUE_NUMBER_INT) {
+            p.skipChildren();
+            return false;
+        }
+        if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+            if (p.getBigIntegerValue().signum() <= 0) {
+                return false;
+            }
+            figures[figure] = Usage.MAX_TOKENS;           // beyond long: large
+            return true;
         }
         long count = p.getLongValue();
-        return count >= 0 ? count : INVALID;
-    }
-
-    private static long skipInvalid(JsonParser p) throws IOException {
-        p.skipChildren();
-        return INVALID;
+        if (count < 0) {
+            return false;
+        }
+        figures[figure] = count;
+        return true;
     }
 }

@@ -7,6 +7,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -30,7 +31,7 @@ class ChatRequestTest {
     @Test
     void minimalBody() throws Exception {
         assertThat(parse("{\"model\":\"gpt-4o\"}"))
-                .isEqualTo(new ChatRequest("gpt-4o", false, ChatRequest.NO_MAX_TOKENS, false));
+                .isEqualTo(new ChatRequest("gpt-4o", false, false, ChatRequest.NO_MAX_TOKENS, ChatRequest.NO_MAX_TOKENS, 1));
     }
 
     @Test
@@ -46,34 +47,32 @@ class ChatRequestTest {
                   "temperature": 0.2
                 }
                 """;
-        assertThat(parse(body)).isEqualTo(new ChatRequest("gpt-4.1-mini", true, 300, true));
+        assertThat(parse(body)).isEqualTo(new ChatRequest("gpt-4.1-mini", true, true, 300, ChatRequest.NO_MAX_TOKENS, 1));
     }
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "{\"model\":\"m\",\"max_tokens\":100,\"max_completion_tokens\":50}  | 50",
-        "{\"model\":\"m\",\"max_completion_tokens\":50,\"max_tokens\":100}  | 50",
-        "{\"model\":\"m\",\"max_tokens\":100}                               | 100",
-        "{\"model\":\"m\",\"max_completion_tokens\":0}                      | 0",
-        "{\"model\":\"m\",\"max_tokens\":null}                              | -1",
-        "{\"model\":\"m\",\"max_tokens\":-5}                                | -1",
-        "{\"model\":\"m\",\"max_tokens\":12.5}                              | -1",
-        "{\"model\":\"m\",\"max_tokens\":\"100\"}                           | -1",
-        "{\"model\":\"m\",\"max_tokens\":[100]}                             | -1",
-        "{\"model\":\"m\",\"max_tokens\":99999999999999999999999}           | 9223372036854775807",
-        "{\"model\":\"m\",\"max_completion_tokens\":-1,\"max_tokens\":70}   | 70",
+        "{\"model\":\"m\",\"max_tokens\":100,\"max_completion_tokens\":50}  | 50  | 50",
+        "{\"model\":\"m\",\"max_completion_tokens\":50,\"max_tokens\":100}  | 50  | 50",
+        "{\"model\":\"m\",\"max_tokens\":100}                               | 100 | 100",
+        "{\"model\":\"m\",\"max_tokens\":100,\"n\":3}                       | 100 | 300",
+        "{\"model\":\"m\",\"max_completion_tokens\":0}                      | 0   | 0",
+        "{\"model\":\"m\",\"max_tokens\":null}                              | -1  | -1",
+        "{\"model\":\"m\",\"n\":5}                                          | -1  | -1",
+        "{\"model\":\"m\",\"max_completion_tokens\":null,\"max_tokens\":70} | 70  | 70",
+        "{\"model\":\"m\",\"max_tokens\":2147483647,\"n\":128}              | 2147483647 | 274877906816",
     })
-    void maxTokens(String body, long expected) throws Exception {
-        assertThat(parse(body).maxTokens()).isEqualTo(expected);
+    void maxTokens(String body, long perChoice, long output) throws Exception {
+        assertThat(parse(body).maxTokensPerChoice()).isEqualTo(perChoice);
+        assertThat(parse(body).maxOutputTokens()).isEqualTo(output);
     }
 
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "{\"model\":\"m\",\"stream\":true}         | true",
         "{\"model\":\"m\",\"stream\":false}        | false",
-        "{\"model\":\"m\",\"stream\":\"true\"}     | false",
-        "{\"model\":\"m\",\"stream\":1}            | false",
-        "{\"model\":\"m\",\"stream\":{\"a\":true}} | false",
+        "{\"model\":\"m\",\"stream\":null}         | false",
+        "{\"model\":\"m\",\"x\":{\"stream\":1}}    | false",
     })
     void stream(String body, boolean expected) throws Exception {
         assertThat(parse(body).stream()).isEqualTo(expected);
@@ -84,10 +83,9 @@ class ChatRequestTest {
         "{\"model\":\"m\",\"stream_options\":{\"include_usage\":true}}                | true",
         "{\"model\":\"m\",\"stream_options\":{\"x\":{},\"include_usage\":true}}       | true",
         "{\"model\":\"m\",\"stream_options\":{\"include_usage\":false}}               | false",
-        "{\"model\":\"m\",\"stream_options\":{\"include_usage\":\"true\"}}            | false",
+        "{\"model\":\"m\",\"stream_options\":{\"include_usage\":null}}                | false",
         "{\"model\":\"m\",\"stream_options\":{}}                                      | false",
         "{\"model\":\"m\",\"stream_options\":null}                                    | false",
-        "{\"model\":\"m\",\"stream_options\":[{\"include_usage\":true}]}              | false",
         "{\"model\":\"m\",\"extra\":{\"stream_options\":{\"include_usage\":true}}}    | false",
     })
     void includeUsage(String body, boolean expected) throws Exception {
@@ -113,7 +111,7 @@ class ChatRequestTest {
         String json = "{\"model\":\"gpt-4o-ü🌍\",\"stream\":true}";
         byte[] bytes = encode(json, encoding);
         assertThat(ChatRequest.parse(bytes, bytes.length))
-                .isEqualTo(new ChatRequest("gpt-4o-ü🌍", true, ChatRequest.NO_MAX_TOKENS, false));
+                .isEqualTo(new ChatRequest("gpt-4o-ü🌍", true, false, ChatRequest.NO_MAX_TOKENS, ChatRequest.NO_MAX_TOKENS, 1));
     }
 
     /** "UTF-16LE BOM" = the text preceded by U+FEFF, encoded in UTF-16LE. */
@@ -162,6 +160,77 @@ class ChatRequestTest {
         InvalidChatRequestException e = refusal(body);
         assertThat(e.getMessage()).isEqualTo(message);
         assertThat(e.param()).isEqualTo("model");
+    }
+
+    /** What the OpenAI API refuses, and lenient applications (Jackson databind) would coerce into another request. */
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', quoteCharacter = '`', value = {
+        "`{\"model\":\"m\",\"stream\":\"true\"}`                       | stream                       | The 'stream' field must be a boolean.",
+        "`{\"model\":\"m\",\"stream\":1}`                              | stream                       | The 'stream' field must be a boolean.",
+        "`{\"model\":\"m\",\"stream\":{\"a\":true}}`                   | stream                       | The 'stream' field must be a boolean.",
+        "`{\"model\":\"m\",\"stream_options\":\"x\"}`                  | stream_options               | The 'stream_options' field must be an object or null.",
+        "`{\"model\":\"m\",\"stream_options\":[{\"include_usage\":true}]}` | stream_options           | The 'stream_options' field must be an object or null.",
+        "`{\"model\":\"m\",\"stream_options\":{\"include_usage\":\"true\"}}` | stream_options.include_usage | The 'stream_options.include_usage' field must be a boolean.",
+        "`{\"model\":\"m\",\"max_tokens\":-5}`                         | max_tokens                   | The 'max_tokens' field must be a whole number from 0 to 2147483647.",
+        "`{\"model\":\"m\",\"max_tokens\":12.5}`                       | max_tokens                   | The 'max_tokens' field must be a whole number from 0 to 2147483647.",
+        "`{\"model\":\"m\",\"max_tokens\":1e3}`                        | max_tokens                   | The 'max_tokens' field must be a whole number from 0 to 2147483647.",
+        "`{\"model\":\"m\",\"max_tokens\":\"100\"}`                     | max_tokens                   | The 'max_tokens' field must be a whole number from 0 to 2147483647.",
+        "`{\"model\":\"m\",\"max_tokens\":2147483648}`                 | max_tokens                   | The 'max_tokens' field must be a whole number from 0 to 2147483647.",
+        "`{\"model\":\"m\",\"max_tokens\":99999999999999999999999}`    | max_tokens                   | The 'max_tokens' field must be a whole number from 0 to 2147483647.",
+        "`{\"model\":\"m\",\"max_completion_tokens\":-1,\"max_tokens\":70}` | max_completion_tokens  | The 'max_completion_tokens' field must be a whole number from 0 to 2147483647.",
+        "`{\"model\":\"m\",\"n\":0}`                                   | n                            | The 'n' field must be a whole number from 1 to 128.",
+        "`{\"model\":\"m\",\"n\":129}`                                 | n                            | The 'n' field must be a whole number from 1 to 128.",
+        "`{\"model\":\"m\",\"n\":2.0}`                                 | n                            | The 'n' field must be a whole number from 1 to 128.",
+        "`{\"model\":\"m\",\"n\":true}`                                | n                            | The 'n' field must be a whole number from 1 to 128.",
+    })
+    void refusesDecisionFieldsOfTheWrongType(String body, String param, String message) {
+        InvalidChatRequestException e = refusal(body);
+        assertThat(e.getMessage()).isEqualTo(message);
+        assertThat(e.param()).isEqualTo(param);
+    }
+
+    /** Malformed bytes read differently in different decoders (Jackson: the character an overlong form spells; the JDK: U+FFFD). */
+    @ParameterizedTest
+    @CsvSource({
+        "7B226D6F64656C223A22C1A9227D, UTF-8",          // overlong 'i'
+        "7B226D6F64656C223A22EDA080227D, UTF-8",        // a surrogate encoded in UTF-8
+        "7B226D6F64656C223A22FF227D, UTF-8",
+        "7B0022006D006F00640065006C0022003A00220000D822007D00, UTF-16LE",  // unpaired surrogate
+    })
+    void refusesMalformedBytes(String hex, String charset) {
+        byte[] bytes = java.util.HexFormat.of().parseHex(hex);
+        assertThatThrownBy(() -> ChatRequest.parse(bytes, bytes.length))
+                .isInstanceOf(InvalidChatRequestException.class)
+                .hasMessage("The request body is not valid JSON: its bytes are not valid " + charset + ".");
+    }
+
+    @Test
+    void aBodyReadsTheSameInEveryCharsetThatDecodesItToTheSameFields() throws Exception {
+        byte[] utf8 = "{\"model\":\"gpt-4o\",\"messages\":[{\"content\":\"caf\u00e9 \u4f60\u597d\"}]}".getBytes(StandardCharsets.UTF_8);
+        List<Charset> servletDefaults = List.of(StandardCharsets.ISO_8859_1, StandardCharsets.UTF_8);
+        assertThat(ChatRequest.parse(utf8, utf8.length, servletDefaults).model()).isEqualTo("gpt-4o");
+
+        byte[] utf16 = encode("{\"model\":\"gpt-4o\"}", "UTF-16LE BOM");
+        assertThat(ChatRequest.parse(utf16, utf16.length, List.of(Charset.forName("UTF-16"))).model()).isEqualTo("gpt-4o");
+        assertThat(ChatRequest.parse(utf16, utf16.length, List.of(StandardCharsets.UTF_16LE)).model()).isEqualTo("gpt-4o");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "{\"model\":\"gpt-4o\"}               | UTF-16LE | ISO-8859-1 | UTF-16LE",
+        "{\"model\":\"gpt-4o\"}               | UTF-16BE | UTF-8      | UTF-16BE",
+        "{\"model\":\"gpt-4o\"}               | UTF-16LE | UTF-16BE   | UTF-16LE",
+        "{\"model\":\"caf\u00e9\"}             | UTF-8    | ISO-8859-1 | UTF-8",
+        "{\"model\":\"m\",\"x\":\"\u0101\\\\\"}  | UTF-8    | Shift_JIS  | UTF-8",
+    })
+    void refusesABodyThatReadsDifferentlyInACharsetAnApplicationMayUse(String json, String encoding, String reading,
+                                                                       String detected) {
+        byte[] bytes = json.getBytes(Charset.forName(encoding));
+        assertThatThrownBy(() -> ChatRequest.parse(bytes, bytes.length, List.of(Charset.forName(reading))))
+                .isInstanceOf(InvalidChatRequestException.class)
+                .hasMessage("The request body reads differently decoded as " + Charset.forName(reading).name()
+                        + " (its declared charset, or the default of servlet readers when it declares none) than in the "
+                        + "encoding of its bytes (" + detected + "); send UTF-8 JSON, or declare the charset it is in.");
     }
 
     @Test

@@ -5,9 +5,6 @@ import dev.llmratelimit.testsupport.RedisServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,19 +34,15 @@ class DemoProcessesShareRedisTest {
                 "llm.ratelimit.redis.timeout=5s",                    // a loaded machine must not fail open
                 "llm.ratelimit.redis.connect-timeout=5s",
                 "llm.ratelimit.models.shared-model.rpm=" + RPM,
-                "llm.ratelimit.window=10m",
-                "llm.ratelimit.reservation.prod=",                   // an empty value removes the demo's
-                "llm.ratelimit.reservation.dev=") + "\n");           // reservations: model-wide limits only
-        List<Process> processes = new ArrayList<>();
+                "llm.ratelimit.window=10m") + "\n");                // replaces demo.properties: no reservations, no keys
+        List<DemoProcess> processes = new ArrayList<>();
         try {
             List<Integer> ports = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-cp", System.getProperty("java.class.path"), DemoServer.class.getName(),
-                        "--config", config.toString(), "--port", "0")
-                        .redirectErrorStream(true).start();
+                DemoProcess process = DemoProcess.start(config, "-cp", System.getProperty("java.class.path"),
+                        DemoServer.class.getName());
                 processes.add(process);
-                ports.add(readyPort(process));
+                ports.add(process.port());
             }
             AtomicInteger admitted = new AtomicInteger();
             AtomicInteger refused = new AtomicInteger();
@@ -72,26 +65,9 @@ class DemoProcessesShareRedisTest {
             assertThat(admitted.get()).isEqualTo(RPM);
             assertThat(refused.get()).isEqualTo(240 - RPM);
         } finally {
-            processes.forEach(Process::destroyForcibly);
-        }
-    }
-
-    /** Reads the process's output until the demo says where it listens. */
-    private static int readyPort(Process process) throws Exception {
-        BufferedReader reader = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-        String marker = "ready at http://127.0.0.1:";
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        String line;
-        while (System.nanoTime() < deadline && (line = reader.readLine()) != null) {
-            int at = line.indexOf(marker);
-            if (at >= 0) {
-                String rest = line.substring(at + marker.length());
-                Thread drain = new Thread(() -> reader.lines().forEach(ignored -> { }));
-                drain.setDaemon(true);
-                drain.start();
-                return Integer.parseInt(rest.substring(0, rest.indexOf('/')));
+            for (DemoProcess process : processes) {
+                process.close();
             }
         }
-        throw new IllegalStateException("the demo process did not start");
     }
 }

@@ -41,6 +41,37 @@ class QuickStartTest {
         }
     }
 
+    /**
+     * LiteLLM's quick start as a {@code --config} file: 60 TPM and nothing else. It replaces the bundled
+     * demo.properties, so no reservation (and no key) of that file applies: two calls of 30 tokens are
+     * served, the third is refused model-wide.
+     */
+    @Test
+    void liteLlmsQuickStartAsAConfigFileServesTwoThenRefusesModelWide() throws Exception {
+        try (DemoFixture demo = DemoFixture.withConfig(
+                "llm.ratelimit.models.gpt-4o-mini.tpm=60",
+                "llm.ratelimit.window=60s")) {
+            HttpResponse<String> first = demo.http().chat("sk-alice", CHAT);
+            HttpResponse<String> second = demo.http().chat("sk-anything", CHAT);
+            HttpResponse<String> third = demo.http().chat(null, CHAT);
+
+            assertThat(first.statusCode()).isEqualTo(200);
+            assertThat(Http.header(first, "x-ratelimit-priority")).isEqualTo("default");
+            assertThat(Http.header(first, "x-ratelimit-limit-tokens")).isEqualTo("60");
+            assertThat(Http.header(first, "x-ratelimit-remaining-tokens")).isEqualTo("60");
+            assertThat(Http.header(first, "x-ratelimit-limit-requests")).isNull();
+            assertThat(second.statusCode()).isEqualTo(200);
+            assertThat(Http.header(second, "x-ratelimit-limit-tokens")).isEqualTo("60");
+            assertThat(Http.header(second, "x-ratelimit-remaining-tokens")).isEqualTo("30");
+
+            assertThat(third.statusCode()).isEqualTo(429);
+            assertThat(third.body()).isEqualTo("{\"error\":{\"message\":\"Model capacity reached for gpt-4o-mini. "
+                    + "Priority: default, Rate limit type: tokens, Model TPM: 60, Model RPM: not configured, Remaining: 0\","
+                    + "\"type\":\"throttling_error\",\"param\":null,\"code\":\"429\"}}");
+            assertThat(Long.parseLong(Http.header(third, "retry-after"))).isBetween(1L, 60L);
+        }
+    }
+
     /** bob is dev: 10 % of 10 RPM is one request once the model is half used (30 of 60 tokens). */
     @Test
     void aPoolRefusalNamesThePriorityAndTheSaturation() throws Exception {

@@ -30,12 +30,34 @@ class StreamingThroughDemoTest {
         }
     }
 
+    /** Chunk by chunk as OpenAI streams (ids and timestamps aside). */
+    @Test
+    void theMockStreamsAsOpenAiDoes() throws Exception {
+        try (DemoFixture demo = new DemoFixture("demo.mock.stream-chunks=2")) {
+            String body = demo.http().chat("sk-alice", STREAM_WITH_USAGE).body()
+                    .replaceAll("\"id\":\"chatcmpl-demo-\\d+\",\"object\":\"chat.completion.chunk\",\"created\":\\d+,", "");
+            String head = "data: {\"model\":\"gpt-4o\",";
+            assertThat(body).isEqualTo(
+                    head + "\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\",\"refusal\":null},"
+                            + "\"logprobs\":null,\"finish_reason\":null}],\"usage\":null}\n\n"
+                    + head + "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello\"},\"logprobs\":null,"
+                            + "\"finish_reason\":null}],\"usage\":null}\n\n"
+                    + head + "\"choices\":[{\"index\":0,\"delta\":{\"content\":\" from\"},\"logprobs\":null,"
+                            + "\"finish_reason\":null}],\"usage\":null}\n\n"
+                    + head + "\"choices\":[{\"index\":0,\"delta\":{},\"logprobs\":null,\"finish_reason\":\"stop\"}],"
+                            + "\"usage\":null}\n\n"
+                    + head + "\"choices\":[],\"usage\":{\"prompt_tokens\":10,\"completion_tokens\":20,\"total_tokens\":30}}\n\n"
+                    + "data: [DONE]\n\n");
+        }
+    }
+
     @Test
     void aStreamThatDidNotAskForUsageIsChargedButSeesNoUsageChunk() throws Exception {
         try (DemoFixture demo = new DemoFixture()) {
             HttpResponse<String> stream = demo.http().chat("sk-alice", STREAM);
-            assertThat(stream.body()).doesNotContain("usage");
-            assertThat(stream.body().split("\n\n")).hasSize(6);                    // 5 content chunks + [DONE]
+            // The filter asked for usage, so each chunk carries OpenAI's "usage":null; the usage chunk itself is removed.
+            assertThat(stream.body()).doesNotContain("\"usage\":{").doesNotContain("\"choices\":[]");
+            assertThat(stream.body().split("\n\n")).hasSize(8);                    // role, 5 words, stop, [DONE]
             assertThat(stream.body()).contains("{\"content\":\"Hello\"}").endsWith("data: [DONE]\n\n");
             assertThat(remainingTokens(demo.http().chat("sk-alice", JSON))).isEqualTo(100_000 - 30);
         }

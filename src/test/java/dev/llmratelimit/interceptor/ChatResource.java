@@ -52,7 +52,8 @@ public class ChatResource {
     @Path("api/response")
     @RateLimited
     public Response response(byte[] body) {
-        return Response.ok(COMPLETION).header("x-app", "kept").build();
+        return Response.ok(COMPLETION).header("x-app", "kept")
+                .header("x-ratelimit-limit-tokens", "2000000").header("X-RateLimit-Reset-Tokens", "6ms").build();
     }
 
     @POST

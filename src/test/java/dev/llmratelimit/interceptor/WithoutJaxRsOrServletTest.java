@@ -1,14 +1,10 @@
 package dev.llmratelimit.interceptor;
 
+import dev.llmratelimit.testsupport.ClassPaths;
 import org.junit.jupiter.api.Test;
 
-import java.io.File;
 import java.lang.reflect.Field;
-import java.net.MalformedURLException;
-import java.net.URL;
 import java.net.URLClassLoader;
-import java.util.ArrayList;
-import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -23,7 +19,7 @@ class WithoutJaxRsOrServletTest {
 
     @Test
     void theInterceptorAndItsHelpersLinkWithoutEitherApi() throws Exception {
-        try (URLClassLoader loader = classPathWithout("jakarta.ws.rs-api", "resteasy", "servlet-api", "tomcat")) {
+        try (URLClassLoader loader = ClassPaths.without("jakarta.ws.rs-api", "resteasy", "servlet-api", "tomcat")) {
             assertThatThrownBy(() -> loader.loadClass("jakarta.ws.rs.core.Response")).isInstanceOf(ClassNotFoundException.class);
             assertThatThrownBy(() -> loader.loadClass("jakarta.servlet.http.HttpServletRequest")).isInstanceOf(ClassNotFoundException.class);
 
@@ -45,19 +41,5 @@ class WithoutJaxRsOrServletTest {
         Field field = type.getDeclaredField(name);
         field.setAccessible(true);
         return field.getBoolean(null);
-    }
-
-    private static URLClassLoader classPathWithout(String... excluded) throws MalformedURLException {
-        List<URL> urls = new ArrayList<>();
-        for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
-            boolean keep = true;
-            for (String name : excluded) {
-                keep &= !entry.contains(name);
-            }
-            if (keep) {
-                urls.add(new File(entry).toURI().toURL());
-            }
-        }
-        return new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader());
     }
 }

@@ -83,13 +83,28 @@ class FilterBehaviourTest {
 
     @Test
     void theApplicationReceivesTheIdenticalTextThroughTheReaderInTheDeclaredCharset() {
+        String body = "{\"model\":\"echo\",\"messages\":[{\"content\":\"café 你好\"}]}";
+        HttpResponse<String> response = Http.send(http.request("/v1/chat/completions?reader=1", "sk-alice")
+                .setHeader("Content-Type", "application/json; charset=UTF-16LE")
+                .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_16LE)).build());
+
+        assertThat(response.statusCode()).isEqualTo(200);
+        assertThat(APP.receivedText.get()).isEqualTo(body);
+    }
+
+    /** SPEC 7a: JSON parsers read these bytes as UTF-8 whatever the declared charset says, so they have no one reading. */
+    @Test
+    void aBodyDeclaredLatin1WhoseBytesAreNotAsciiIs400() {
+        int before = APP.calls.get();
         String body = "{\"model\":\"echo\",\"messages\":[{\"content\":\"café\"}]}";
         HttpResponse<String> response = Http.send(http.request("/v1/chat/completions?reader=1", "sk-alice")
                 .setHeader("Content-Type", "application/json; charset=ISO-8859-1")
                 .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.ISO_8859_1)).build());
 
-        assertThat(response.statusCode()).isEqualTo(200);
-        assertThat(APP.receivedText.get()).isEqualTo(body);
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(response.body()).isEqualTo("{\"error\":{\"message\":\"The request body is not valid JSON: its bytes "
+                + "are not valid UTF-8.\",\"type\":\"invalid_request_error\",\"param\":null,\"code\":\"invalid_request\"}}");
+        assertThat(APP.calls.get()).isEqualTo(before);
     }
 
     @Test

@@ -3,11 +3,7 @@ package dev.llmratelimit.servlet;
 import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.config.FilterSettings;
 import dev.llmratelimit.engine.AdmissionStore;
-import dev.llmratelimit.engine.Plan;
-import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.RateLimiter;
-import dev.llmratelimit.engine.StoreUnavailableException;
-import dev.llmratelimit.engine.Verdict;
 import dev.llmratelimit.identity.Caller;
 import dev.llmratelimit.identity.CallerLimitPolicy;
 import dev.llmratelimit.policy.RateLimitPolicy;
@@ -15,6 +11,7 @@ import dev.llmratelimit.testsupport.FilterServer;
 import dev.llmratelimit.demo.EmbeddedTomcat;
 import dev.llmratelimit.identity.CallerResolver;
 import dev.llmratelimit.testsupport.Http;
+import dev.llmratelimit.testsupport.UnavailableAdmissionStore;
 import org.junit.jupiter.api.Test;
 
 import java.net.http.HttpResponse;
@@ -48,17 +45,7 @@ class InternalFailureTest {
 
     @Test
     void aFailedStoreWithFailOpenAdmitsAndNamesThePool() throws Exception {
-        AdmissionStore down = new AdmissionStore() {
-            @Override
-            public Verdict decide(Plan plan) {
-                throw new StoreUnavailableException("down", null);
-            }
-
-            @Override
-            public void settle(Plan plan, Settlement settlement) {
-                throw new StoreUnavailableException("down", null);
-            }
-        };
+        AdmissionStore down = new UnavailableAdmissionStore();
         RateLimitPolicy policy = policy("models.m.rpm=1", "reservation.prod=0.5");
         RateLimitRuntime runtime = new RateLimitRuntime(FilterSettings.parse(Map.of()), new RateLimiter(policy, down),
                 principal -> new Caller("alice", null, null, "prod"),

@@ -8,6 +8,7 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.apache.catalina.Context;
+import org.apache.catalina.LifecycleException;
 import org.apache.catalina.connector.Connector;
 import org.apache.catalina.startup.ContextConfig;
 import org.apache.catalina.startup.Tomcat;
@@ -29,6 +30,7 @@ import java.util.jar.JarOutputStream;
 
 import static dev.llmratelimit.testsupport.Policies.properties;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The three ways to register the filter: web.xml, the jar's web-fragment.xml, and the Servlet API. */
 class RegistrationTest {
@@ -37,6 +39,7 @@ class RegistrationTest {
     private static final String WEB_XML_6 = "<web-app xmlns=\"https://jakarta.ee/xml/ns/jakartaee\" version=\"6.0\">%s</web-app>";
 
     private Tomcat tomcat;
+    private Context webapp;
 
     @AfterEach
     void stop() throws Exception {
@@ -45,6 +48,8 @@ class RegistrationTest {
             tomcat.destroy();
         }
         System.clearProperty("llm.ratelimit.models.gpt-4o-mini.rpm");
+        System.clearProperty("llm.ratelimit.reservation.dev");
+        System.clearProperty("llm.ratelimit.filter.enabled");
     }
 
     /** A Tomcat on a free loopback port, not started yet. */
@@ -64,6 +69,7 @@ class RegistrationTest {
         ContextConfig config = new ContextConfig();
         config.setDefaultWebXml(org.apache.catalina.startup.Constants.NoDefaultWebXml);
         Context context = tomcat.addWebapp(tomcat.getHost(), "", docBase.toString(), config);
+        webapp = context;
         StandardJarScanner scanner = new StandardJarScanner();
         scanner.setScanClassPath(false);
         context.setJarScanner(scanner);
@@ -116,6 +122,36 @@ class RegistrationTest {
 
         assertThat(Http.header(http.chat(null, CHAT), "x-ratelimit-limit-requests")).isNull();
         assertThat(statuses(http, 3)).containsExactly(200, 200, 200);
+    }
+
+    @Test
+    void invalidConfigurationFailsTheApplicationsStartNotItsRequests() throws Exception {
+        System.setProperty("llm.ratelimit.reservation.dev", "-0.1");
+        Path docBase = docBase(WEB_XML_6.formatted(""), true);
+
+        assertThatThrownBy(() -> webapp(docBase)).isInstanceOf(LifecycleException.class)
+                .hasMessageContaining("child container failed during start");
+        assertThat(webapp.getState().name()).isEqualTo("FAILED");
+    }
+
+    @Test
+    void theFiltersOwnSwitchLetsEverythingPass() throws Exception {
+        System.setProperty("llm.ratelimit.models.gpt-4o-mini.rpm", "2");
+        System.setProperty("llm.ratelimit.filter.enabled", "false");
+        Http http = webapp(docBase(WEB_XML_6.formatted(""), true));
+
+        assertThat(Http.header(http.chat(null, CHAT), "x-ratelimit-limit-requests")).isNull();
+        assertThat(statuses(http, 3)).containsExactly(200, 200, 200);
+    }
+
+    @Test
+    void theFilterSwitchedOffStillFailsTheStartOnInvalidConfiguration() throws Exception {
+        System.setProperty("llm.ratelimit.filter.enabled", "false");
+        System.setProperty("llm.ratelimit.reservation.dev", "-0.1");
+        Path docBase = docBase(WEB_XML_6.formatted(""), true);
+
+        assertThatThrownBy(() -> webapp(docBase)).isInstanceOf(LifecycleException.class);
+        assertThat(webapp.getState().name()).isEqualTo("FAILED");
     }
 
     @Test

@@ -13,12 +13,14 @@ import dev.llmratelimit.engine.GroupWindow;
 import dev.llmratelimit.engine.Increments;
 import dev.llmratelimit.engine.Limit;
 import dev.llmratelimit.engine.Limits;
+import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.engine.Refusal;
 import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.UsageCost;
 import dev.llmratelimit.engine.Verdict;
+import dev.llmratelimit.policy.Durations;
 import dev.llmratelimit.usage.Usage;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -701,5 +703,39 @@ public abstract class AdmissionStoreContract {
     @FunctionalInterface
     private interface ThreadTask<T> {
         T run(int thread) throws Exception;
+    }
+
+    @Test
+    void aSnapshotShowsWhatDecisionsCountedAndChangesNothing() {
+        RateLimiter limiter = limiter("models.m.rpm=10", "models.m.tpm=1000", "reservation.prod=0.5");
+        for (int i = 0; i < 3; i++) {
+            use(limiter, "m", "prod", 100);
+        }
+        admit(limiter, "m", null);
+        admit(limiter, "m", null);
+        ModelCounters counters = limiter.snapshot("m");
+        assertThat(counters.requests()).isEqualTo(5);
+        assertThat(counters.tokens()).isEqualTo(300);
+        assertThat(counters.poolRequests()).containsExactly(2, 3);   // default first, then prod
+        assertThat(counters.poolTokens()).containsExactly(0, 300);
+        assertThat(counters.remainingMillis()).isBetween(1L, 60_000L);
+        assertThat(limiter.groupsOf("m").saturation(counters)).isEqualTo(0.5);
+        ModelCounters again = limiter.snapshot("m");
+        assertThat(again.requests()).isEqualTo(5);
+        assertThat(again.poolRequests()).containsExactly(2, 3);
+        // Strict now (saturation 0.5): prod may hold 5 and holds 3, so this one leaves 1; the snapshots counted nothing.
+        assertThat(decide(limiter, "m", "prod").requestRemaining()).isEqualTo(1);
+    }
+
+    @Test
+    void aSnapshotOfAnIdleModelStartsNoWindow() throws InterruptedException {
+        RateLimiter limiter = limiter("models.m.rpm=10", "window=" + rollingWindow());
+        assertThat(limiter.snapshot("m")).isEqualTo(ModelCounters.idle(1));
+        assertThat(limiter.snapshot("unconfigured")).isNull();
+        admit(limiter, "m", null);
+        assertThat(limiter.snapshot("m").requests()).isEqualTo(1);
+        passWindow(Durations.parse("window", rollingWindow()));
+        assertThat(limiter.snapshot("m")).isEqualTo(ModelCounters.idle(1));
+        assertThat(limiter.snapshot("m")).isEqualTo(ModelCounters.idle(1));
     }
 }

@@ -67,10 +67,20 @@ class JsonUsageParserTest {
         assertThat(JsonUsageParser.parse(bytes, 29)).contains(new Usage(1, 0, 0));
     }
 
+    /** Implausible figures count as large ({@link Usage#MAX_TOKENS}), never wrapping a sum and never as zero. */
     @Test
-    void acceptsLargeCounts() {
-        assertThat(parse(response("{\"prompt_tokens\":9223372036854775807,\"completion_tokens\":3000000000}")))
-                .contains(new Usage(Long.MAX_VALUE, 3_000_000_000L, 0));
+    void implausiblyLargeCountsCountAsTheMaximum() {
+        Usage usage = parse(response("{\"prompt_tokens\":9223372036854775807,\"completion_tokens\":3000000000}")).orElseThrow();
+        assertThat(usage.promptTokens()).isEqualTo(2_147_483_647L);
+        assertThat(usage.completionTokens()).isEqualTo(2_147_483_647L);
+        assertThat(usage.isImplausible()).isTrue();
+        assertThat(usage.tokens(dev.llmratelimit.policy.RateLimitType.TOTAL)).isEqualTo(4_294_967_294L);
+
+        Usage beyondLong = parse(response("{\"prompt_tokens\":99999999999999999999,\"completion_tokens\":10}")).orElseThrow();
+        assertThat(beyondLong.promptTokens()).isEqualTo(2_147_483_647L);
+        assertThat(beyondLong.completionTokens()).isEqualTo(10);
+        assertThat(parse(response("{\"prompt_tokens\":2147483646,\"completion_tokens\":1}")).orElseThrow().isImplausible())
+                .isFalse();
     }
 
     @ParameterizedTest
@@ -84,7 +94,7 @@ class JsonUsageParserTest {
         "{\"prompt_tokens\":\"19\",\"completion_tokens\":10}",
         "{\"prompt_tokens\":[19],\"completion_tokens\":10}",
         "{\"prompt_tokens\":true,\"completion_tokens\":10}",
-        "{\"prompt_tokens\":99999999999999999999,\"completion_tokens\":10}",
+        "{\"prompt_tokens\":-99999999999999999999,\"completion_tokens\":10}",
         "{\"prompt_tokens\":19,\"completion_tokens\":10,\"prompt_tokens_details\":{\"cached_tokens\":-1}}",
         "{\"prompt_tokens\":19,\"completion_tokens\":10,\"prompt_tokens_details\":{\"cached_tokens\":\"7\"}}",
         "{\"prompt_tokens\":19,\"completion_tokens\":10,\"prompt_tokens_details\":7}",

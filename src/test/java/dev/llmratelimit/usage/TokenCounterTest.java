@@ -125,4 +125,53 @@ class TokenCounterTest {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         return counter.promptTokens(bytes, bytes.length);
     }
+
+    @Test
+    void longProseIsCountedInPiecesExactlyAsAWhole() {
+        String prose = "The quick brown fox jumps over the lazy dog, twice. ".repeat(4000);
+        assertThat(prose.length()).isGreaterThan(50 * TokenCounter.PIECE_CHARS);
+        assertThat(GPT4O.count(prose)).isEqualTo(O200K.countTokensOrdinary(prose));
+        assertThat(GPT4.count(prose)).isEqualTo(CL100K.countTokensOrdinary(prose));
+    }
+
+    @Test
+    void textWithoutSpacesIsCutInTheMiddleOfEachPiece() {
+        String letters = "x".repeat(TokenCounter.PIECE_CHARS * 3 + 5);
+        int half = TokenCounter.PIECE_CHARS / 2;
+        // no space to cut before: pieces of half a piece while more than a piece is left (5), then the rest
+        long expected = 5 * O200K.countTokensOrdinary("x".repeat(half))
+                + O200K.countTokensOrdinary("x".repeat(letters.length() - 5 * half));
+        assertThat(GPT4O.count(letters)).isEqualTo(expected);
+    }
+
+    private static byte[] bodyOfBytes(int length) {
+        String head = "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"";
+        String tail = "\"}]}";
+        return (head + "word ".repeat((length - head.length() - tail.length()) / 5 + 1)).substring(0, length - tail.length())
+                .concat(tail).getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void aBodyOverTheCapIsEstimatedByItsUpperBoundWithoutTokenizing() {
+        byte[] atCap = bodyOfBytes(TokenCounter.EXACT_COUNT_LIMIT_BYTES);
+        byte[] overCap = bodyOfBytes(TokenCounter.EXACT_COUNT_LIMIT_BYTES + 1);
+        assertThat(GPT4O.promptTokens(atCap, atCap.length)).isBetween(200_000L, 220_000L);   // tokenized: a word is a token
+        assertThat(GPT4O.promptTokens(overCap, overCap.length)).isEqualTo(TokenCounter.upperBound(overCap.length))
+                .isEqualTo(1_572_868L);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+        "{\"messages\":[{},{},{},{},{}]}",
+        "{\"messages\":[{\"name\":\"\",\"content\":\"\"},{\"name\":\"a\"}]}",
+        "{\"messages\":[{\"role\":\"user\",\"content\":\"\u4f60\u597d\u4e16\u754c\ud83c\udf0d\"}]}",
+        "{\"messages\":[{\"content\":[{\"type\":\"text\",\"text\":\"a b c d e f g\"}]}]}",
+    })
+    void theUpperBoundIsNeverBelowTheCountInAnyEncoding(String json) {
+        for (String charset : new String[] {"UTF-8", "UTF-16LE", "UTF-32BE"}) {
+            byte[] body = json.getBytes(java.nio.charset.Charset.forName(charset));
+            assertThat(GPT4O.promptTokens(body, body.length)).as(charset).isLessThanOrEqualTo(TokenCounter.upperBound(body.length));
+            assertThat(GPT4.promptTokens(body, body.length)).as(charset).isLessThanOrEqualTo(TokenCounter.upperBound(body.length));
+        }
+    }
 }

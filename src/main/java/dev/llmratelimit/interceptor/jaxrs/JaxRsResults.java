@@ -49,6 +49,12 @@ public final class JaxRsResults {
             return response;
         }
         Response.ResponseBuilder admitted = Response.fromResponse(response);
+        // As in the filter: the limiter's x-ratelimit-* headers replace the application's, none are mixed.
+        for (String name : response.getHeaders().keySet()) {
+            if (RateLimitHeaderValues.isRateLimitHeader(name)) {
+                admitted.header(name, null);
+            }
+        }
         RateLimitHeaderValues.forwarded(call.admission(), admitted::header);
         if (response.getEntity() instanceof StreamingOutput output) {
             admitted.entity(new UsageRecordingOutput(output, call));

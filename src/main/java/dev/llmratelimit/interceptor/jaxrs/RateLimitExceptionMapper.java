@@ -2,7 +2,6 @@ package dev.llmratelimit.interceptor.jaxrs;
 
 import dev.llmratelimit.http.ErrorResponse;
 import dev.llmratelimit.interceptor.RateLimitRefusalException;
-import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import jakarta.ws.rs.ext.ExceptionMapper;
 import jakarta.ws.rs.ext.Provider;
@@ -12,14 +11,13 @@ import java.util.Map;
 
 /**
  * Answers a refused {@code @RateLimited} call exactly as the filter does: for a rate limit the 429 of
- * SPEC section 6 with {@code retry-after}, {@code x-ratelimit-*} headers and an OpenAI-compatible body.
+ * SPEC section 6 with {@code retry-after}, {@code x-ratelimit-*} headers and an OpenAI-compatible body
+ * (UTF-8 bytes, {@code Content-Type: application/json} like the filter's).
  * Discovered as a {@link Provider} by annotation scanning, or registered by the application. Only
  * JAX-RS ever loads it, so the jar still deploys where there is no JAX-RS.
  */
 @Provider
 public class RateLimitExceptionMapper implements ExceptionMapper<RateLimitRefusalException> {
-
-    private static final MediaType JSON = MediaType.APPLICATION_JSON_TYPE.withCharset("UTF-8");
 
     @Override
     public Response toResponse(RateLimitRefusalException exception) {
@@ -28,6 +26,6 @@ public class RateLimitExceptionMapper implements ExceptionMapper<RateLimitRefusa
         for (Map.Entry<String, String> header : error.headers().entrySet()) {
             response.header(header.getKey(), header.getValue());
         }
-        return response.type(JSON).entity(error.body().getBytes(StandardCharsets.UTF_8)).build();
+        return response.type(ErrorResponse.CONTENT_TYPE).entity(error.body().getBytes(StandardCharsets.UTF_8)).build();
     }
 }

@@ -4,6 +4,7 @@ import dev.llmratelimit.engine.GroupCounts;
 import dev.llmratelimit.engine.GroupWindow;
 
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -64,6 +65,23 @@ final class CounterCell {
             slots.values().removeIf(leaseEnd -> leaseEnd <= now);
         }
         return slots.size();
+    }
+
+    /**
+     * Requests and tokens of each field, in order, of the live window (index 0) and the previous
+     * one (index 1), as stored: not rolled to any time.
+     */
+    long[][] stored(List<String> fields) {
+        long[][] stored = new long[2][2 * fields.size()];
+        for (int i = 0; i < fields.size(); i++) {
+            long[] live = current.get(fields.get(i));
+            long[] before = previous.get(fields.get(i));
+            stored[0][2 * i] = live == null ? 0 : live[REQUESTS];
+            stored[0][2 * i + 1] = live == null ? 0 : live[TOKENS];
+            stored[1][2 * i] = before == null ? 0 : before[REQUESTS];
+            stored[1][2 * i + 1] = before == null ? 0 : before[TOKENS];
+        }
+        return stored;
     }
 
     /** The live window's counts of a field, created on first use. */

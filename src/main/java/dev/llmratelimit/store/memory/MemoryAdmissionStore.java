@@ -5,6 +5,8 @@ import dev.llmratelimit.engine.CounterGroup;
 import dev.llmratelimit.engine.GroupCounts;
 import dev.llmratelimit.engine.GroupKind;
 import dev.llmratelimit.engine.Increments;
+import dev.llmratelimit.engine.ModelCounters;
+import dev.llmratelimit.engine.ModelGroups;
 import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.engine.PlanRule;
 import dev.llmratelimit.engine.Settlement;
@@ -12,6 +14,7 @@ import dev.llmratelimit.engine.StoreUnavailableException;
 import dev.llmratelimit.engine.Verdict;
 
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
@@ -173,6 +176,24 @@ public final class MemoryAdmissionStore implements AdmissionStore {
     private static long[] liveCounts(CounterCell cell, String field, long now, CounterGroup group) {
         cell.roll(now, group.window());
         return cell.live(field);
+    }
+
+    @Override
+    public ModelCounters snapshot(ModelGroups model) {
+        CounterCell cell = cells.get(CellKey.of(model.model()));
+        if (cell == null) {
+            return ModelCounters.idle(model.pools().size());
+        }
+        List<String> fields = new ArrayList<>(1 + model.pools().size());
+        fields.add("");
+        model.pools().forEach(pool -> fields.add(pool.member()));
+        cell.lock.lock();
+        try {
+            long[][] stored = cell.stored(fields);
+            return ModelCounters.read(model.model().window(), cell.end, clock.millis(), stored[0], stored[1]);
+        } finally {
+            cell.lock.unlock();
+        }
     }
 
     private static String field(CounterGroup group) {

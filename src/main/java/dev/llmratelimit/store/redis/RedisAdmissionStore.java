@@ -1,7 +1,10 @@
 package dev.llmratelimit.store.redis;
 
 import dev.llmratelimit.engine.AdmissionStore;
+import dev.llmratelimit.engine.CounterGroup;
 import dev.llmratelimit.engine.GroupCounts;
+import dev.llmratelimit.engine.ModelCounters;
+import dev.llmratelimit.engine.ModelGroups;
 import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.engine.PlanRule;
 import dev.llmratelimit.engine.Refusal;
@@ -25,6 +28,7 @@ public final class RedisAdmissionStore implements AdmissionStore {
 
     static final LuaScript ADMIT = LuaScript.fromResources("window.lua", "admit.lua");
     static final LuaScript SETTLE = LuaScript.fromResources("window.lua", "settle.lua");
+    static final LuaScript SNAPSHOT = LuaScript.fromResources("window.lua", "snapshot.lua");
     private static final int COUNTS_PER_GROUP = 8;
 
     private final ScriptRunner redis;
@@ -127,6 +131,23 @@ public final class RedisAdmissionStore implements AdmissionStore {
 
     private void run(LuaScript script, SlotCall call, Object[] args) {
         redis.<Long>run(script, RScript.ReturnType.INTEGER, call.routingKey(), call.keys, args);
+    }
+
+    /** One read-only {@code snapshot.lua} call on the model's hash. */
+    @Override
+    public ModelCounters snapshot(ModelGroups model) {
+        String key = keyOf(model.name());
+        Object[] pools = model.pools().stream().map(CounterGroup::member).toArray();
+        List<Long> read = redis.run(SNAPSHOT, RScript.ReturnType.MULTI, key, List.of(key), pools);
+        int fields = 2 + 2 * pools.length;
+        long[] stored = new long[fields];
+        long[] previous = new long[fields];
+        for (int i = 0; i < fields; i++) {
+            stored[i] = read.get(2 + i);
+            previous[i] = read.get(2 + fields + i);
+        }
+        long windowEnd = read.get(1) < 0 ? Long.MIN_VALUE : read.get(1);
+        return ModelCounters.read(model.model().window(), windowEnd, read.get(0), stored, previous);
     }
 
     /** The key of a model's hash, as the scripts use it. */

@@ -1,0 +1,175 @@
+package dev.llmratelimit.bench;
+
+import dev.llmratelimit.chat.ChatRequest;
+import dev.llmratelimit.chat.InvalidChatRequestException;
+import dev.llmratelimit.usage.TokenCounter;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * Part 7: what hostile bodies cost (issue 12). Tokenizer throughput on prose and on random letters
+ * (one long "word", the worst case for BPE), the prompt estimate of a 1 MiB body (tokenized) and a
+ * 4 MiB one (over the cap: the byte bound), with the bytes they allocate and the peak heap above the
+ * baseline; and the cost of reading a body the one way every application would (SPEC 7a) beside a
+ * plain single reading, on a typical 2 KB body and a 1 MiB one, ASCII and not.
+ */
+final class HostileInputCost {
+
+    /** The readings of a body that declares no charset: servlet readers' ISO-8859-1 and frameworks' UTF-8. */
+    private static final List<Charset> NO_CHARSET_READINGS = List.of(StandardCharsets.ISO_8859_1, StandardCharsets.UTF_8);
+
+    record Throughput(String text, double megabytesPerSecond) {
+    }
+
+    record PromptEstimate(String body, long tokens, double millis, long allocatedBytes, long peakHeapBytes) {
+    }
+
+    record ReadingCost(String body, double singleMicros, double agreedMicros) {
+    }
+
+    record Result(List<Throughput> throughput, List<PromptEstimate> prompts, List<ReadingCost> readings) {
+    }
+
+    private final BenchSettings settings;
+    private final TokenCounter counter = TokenCounter.forModel("gpt-4o");
+
+    HostileInputCost(BenchSettings settings) {
+        this.settings = settings;
+    }
+
+    Result measure() throws InvalidChatRequestException {
+        String prose = "The quick brown fox jumps over the lazy dog, and the dog does not mind. ".repeat(15_000);
+        String letters = randomLetters(1 << 20);
+        List<Throughput> throughput = List.of(throughput("prose (1 MiB)", prose), throughput("random letters (1 MiB)", letters));
+        List<PromptEstimate> prompts = List.of(
+                prompt("1 MiB of random letters (tokenized)", body(randomLetters(TokenCounter.EXACT_COUNT_LIMIT_BYTES - 200))),
+                prompt("4 MiB of random letters (over the cap: byte bound)", body(randomLetters(4 << 20))));
+        List<ReadingCost> readings = List.of(
+                reading("2 KB, ASCII", body("Hello there, how are you? ".repeat(75))),
+                reading("2 KB, with non-ASCII text", body("Grüße, 你好, ça va? ".repeat(100))),
+                reading("1 MiB, ASCII", body("Hello there, how are you? ".repeat(40_000))),
+                reading("1 MiB, with non-ASCII text", body("Grüße, 你好, ça va? ".repeat(40_000))));
+        return new Result(throughput, prompts, readings);
+    }
+
+    private static String randomLetters(int length) {
+        Random random = new Random(12);
+        char[] letters = new char[length];
+        for (int i = 0; i < length; i++) {
+            letters[i] = (char) ('a' + random.nextInt(26));
+        }
+        return new String(letters);
+    }
+
+    private static byte[] body(String content) {
+        return ("{\"model\":\"gpt-4o\",\"stream\":true,\"max_tokens\":300,\"messages\":[{\"role\":\"user\",\"content\":\""
+                + content + "\"}]}").getBytes(StandardCharsets.UTF_8);
+    }
+
+    private Throughput throughput(String name, String text) {
+        int megabytes = text.getBytes(StandardCharsets.UTF_8).length;
+        counter.count(text);                                           // warm-up
+        double best = Double.MAX_VALUE;
+        for (int round = 0; round < Math.max(2, settings.rounds()); round++) {
+            long started = System.nanoTime();
+            counter.count(text);
+            best = Math.min(best, (System.nanoTime() - started) / 1e9);
+        }
+        return new Throughput(name, megabytes / (1 << 20) / best);
+    }
+
+    private PromptEstimate prompt(String name, byte[] body) {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        counter.promptTokens(body, body.length);                       // warm-up
+        System.gc();
+        long baseline = heapUsed();
+        List<MemoryPoolMXBean> pools = heapPools();
+        pools.forEach(MemoryPoolMXBean::resetPeakUsage);
+        long allocatedBefore = threads.getCurrentThreadAllocatedBytes();
+        long started = System.nanoTime();
+        long tokens = counter.promptTokens(body, body.length);
+        double millis = (System.nanoTime() - started) / 1e6;
+        long allocated = threads.getCurrentThreadAllocatedBytes() - allocatedBefore;
+        long peak = pools.stream().mapToLong(pool -> pool.getPeakUsage().getUsed()).sum();
+        return new PromptEstimate(name, tokens, millis, allocated, Math.max(0, peak - baseline));
+    }
+
+    private static List<MemoryPoolMXBean> heapPools() {
+        List<MemoryPoolMXBean> heap = new ArrayList<>();
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            if (pool.getType() == MemoryType.HEAP) {
+                heap.add(pool);
+            }
+        }
+        return heap;
+    }
+
+    private static long heapUsed() {
+        return heapPools().stream().mapToLong(pool -> pool.getUsage().getUsed()).sum();
+    }
+
+    private ReadingCost reading(String name, byte[] body) throws InvalidChatRequestException {
+        int iterations = body.length > 100_000 ? 20 * settings.rounds() + 20 : 2_000 * settings.rounds() + 2_000;
+        return new ReadingCost(name + " (" + body.length + " bytes)",
+                micros(iterations, () -> ChatRequest.parse(body, body.length)),
+                micros(iterations, () -> ChatRequest.parse(body, body.length, NO_CHARSET_READINGS)));
+    }
+
+    private interface Parse {
+        ChatRequest run() throws InvalidChatRequestException;
+    }
+
+    /** The median of five batches, after one batch of warm-up. */
+    private static double micros(int iterations, Parse parse) throws InvalidChatRequestException {
+        double[] batches = new double[6];
+        for (int batch = 0; batch < batches.length; batch++) {
+            long started = System.nanoTime();
+            for (int i = 0; i < iterations; i++) {
+                parse.run();
+            }
+            batches[batch] = (System.nanoTime() - started) / 1e3 / iterations;
+        }
+        double[] measured = Arrays.copyOfRange(batches, 1, batches.length);
+        Arrays.sort(measured);
+        return measured[measured.length / 2];
+    }
+
+    static void write(Report report, Result result) {
+        report.heading("7. Hostile input")
+                .paragraph("Tokenizer throughput (`TokenCounter.count`, o200k_base, text cut in pieces of at most "
+                        + "384 characters): random letters are one long word, the worst case for BPE (the whole 1 MiB "
+                        + "as one piece took about 2 s before the pieces).");
+        List<List<String>> rows = new ArrayList<>();
+        for (Throughput t : result.throughput()) {
+            rows.add(List.of(t.text(), Report.fixed(t.megabytesPerSecond(), 1)));
+        }
+        report.table(List.of("text", "MB/s"), rows);
+        report.paragraph("Prompt estimate of a chat body (`TokenCounter.promptTokens`, one thread): allocated bytes are "
+                + "exact (the thread's allocation counter); the peak heap is the heap pools' peak above the baseline "
+                + "after a GC (indicative). Bodies over " + TokenCounter.EXACT_COUNT_LIMIT_BYTES + " bytes are not "
+                + "tokenized: their estimate is the byte bound `TokenCounter.upperBound`.");
+        rows = new ArrayList<>();
+        for (PromptEstimate p : result.prompts()) {
+            rows.add(List.of(p.body(), Long.toString(p.tokens()), Report.fixed(p.millis(), 1),
+                    Report.fixed(p.allocatedBytes() / 1048576.0, 1), Report.fixed(p.peakHeapBytes() / 1048576.0, 1)));
+        }
+        report.table(List.of("body", "estimate (tokens)", "ms", "allocated MiB", "peak heap MiB"), rows);
+        report.paragraph("Reading a body's decision fields: once from its bytes (`ChatRequest.parse(body, length)`), "
+                + "and the one-reading check the filter runs for a body that declares no charset (strict decoding, "
+                + "then the ISO-8859-1 and UTF-8 readings an application may use; a reading that is the same text "
+                + "is not parsed again).");
+        rows = new ArrayList<>();
+        for (ReadingCost r : result.readings()) {
+            rows.add(List.of(r.body(), Report.fixed(r.singleMicros(), 1), Report.fixed(r.agreedMicros(), 1)));
+        }
+        report.table(List.of("body", "one reading (µs)", "all readings agreed (µs)"), rows);
+    }
+}

@@ -1,0 +1,243 @@
+package dev.llmratelimit.config;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import dev.llmratelimit.policy.PolicyException;
+import dev.llmratelimit.policy.PolicyParser;
+import dev.llmratelimit.policy.PropertyNames;
+import dev.llmratelimit.policy.Reservation;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Function;
+
+/**
+ * Maps a LiteLLM {@code config.yaml} to {@code llm.ratelimit.*} properties: capacities from
+ * {@code model_list[].litellm_params.rpm/tpm} (summed per {@code model_name}, as LiteLLM's router
+ * sums its deployments), {@code litellm_settings.priority_reservation} and
+ * {@code litellm_settings.priority_reservation_settings}. Everything else is reported, not used.
+ * The only class that touches the YAML parser (an optional dependency).
+ */
+final class LiteLlmConfig {
+
+    private static final String ENV_PREFIX = "os.environ/";
+    /** A key written twice is a typo to report, not a value to drop silently. */
+    private static final YAMLMapper YAML = YAMLMapper.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+
+    private final Function<String, String> environment;
+    private final Map<String, String> properties = new HashMap<>();
+    private final Set<String> ignored = new TreeSet<>();
+    private final List<String> notes = new ArrayList<>();
+
+    private LiteLlmConfig(Function<String, String> environment) {
+        this.environment = environment;
+    }
+
+    /**
+     * @param source      the file, as the error messages name it
+     * @param environment resolves {@code os.environ/NAME} values ({@code System::getenv} outside tests)
+     * @throws PolicyException naming the YAML key ({@code model_list[2].litellm_params.tpm}) and its value
+     */
+    static ConfigFile parse(String yaml, String source, Function<String, String> environment) {
+        JsonNode root;
+        try {
+            root = YAML.readTree(yaml);
+        } catch (JsonProcessingException e) {
+            throw new PolicyException(ConfigFiles.PROPERTY, source, "not valid YAML: " + e.getOriginalMessage()
+                    + (e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ")"));
+        }
+        LiteLlmConfig config = new LiteLlmConfig(environment);
+        if (root != null && !root.isMissingNode() && !root.isNull()) {
+            if (!root.isObject()) {
+                throw new PolicyException(ConfigFiles.PROPERTY, source,
+                        "expected a LiteLLM config.yaml: a mapping with model_list and litellm_settings");
+            }
+            config.read(root);
+        }
+        return config.result();
+    }
+
+    private void read(JsonNode root) {
+        for (Map.Entry<String, JsonNode> entry : fields(root)) {
+            switch (entry.getKey()) {
+                case "model_list" -> models(entry.getValue());
+                case "litellm_settings" -> settings(entry.getValue());
+                default -> ignored.add(entry.getKey());
+            }
+        }
+    }
+
+    private void models(JsonNode list) {
+        if (!list.isArray()) {
+            throw new PolicyException("model_list", list.toString(), "expected a list of deployments");
+        }
+        Map<String, long[]> capacities = new TreeMap<>();
+        for (int i = 0; i < list.size(); i++) {
+            String path = "model_list[" + i + "]";
+            JsonNode deployment = object(path, list.get(i));
+            String name = modelName(path + ".model_name", deployment.get("model_name"));
+            long[] capacity = capacities.computeIfAbsent(name, n -> new long[2]);
+            for (Map.Entry<String, JsonNode> entry : fields(deployment)) {
+                switch (entry.getKey()) {
+                    case "model_name" -> { }
+                    case "litellm_params" -> deploymentLimits(path + ".litellm_params", entry.getValue(), capacity);
+                    default -> ignored.add("model_list[]." + entry.getKey());
+                }
+            }
+        }
+        capacities.forEach((name, capacity) -> {
+            String prefix = PolicyParser.PREFIX + "models." + PropertyNames.quote(name) + ".";
+            if (capacity[0] > 0) {
+                properties.put(prefix + "rpm", Long.toString(capacity[0]));
+            }
+            if (capacity[1] > 0) {
+                properties.put(prefix + "tpm", Long.toString(capacity[1]));
+            }
+        });
+    }
+
+    private void deploymentLimits(String path, JsonNode params, long[] capacity) {
+        for (Map.Entry<String, JsonNode> entry : fields(object(path, params))) {
+            switch (entry.getKey()) {
+                case "rpm" -> capacity[0] = saturatedSum(capacity[0], limit(path + ".rpm", entry.getValue()));
+                case "tpm" -> capacity[1] = saturatedSum(capacity[1], limit(path + ".tpm", entry.getValue()));
+                default -> ignored.add("model_list[].litellm_params." + entry.getKey());
+            }
+        }
+    }
+
+    private void settings(JsonNode settings) {
+        for (Map.Entry<String, JsonNode> entry : fields(object("litellm_settings", settings))) {
+            switch (entry.getKey()) {
+                case "priority_reservation" -> reservations(entry.getValue());
+                case "priority_reservation_settings" -> reservationSettings(entry.getValue());
+                default -> ignored.add("litellm_settings." + entry.getKey());
+            }
+        }
+    }
+
+    private void reservations(JsonNode reservations) {
+        String path = "litellm_settings.priority_reservation";
+        for (Map.Entry<String, JsonNode> entry : fields(object(path, reservations))) {
+            String priority = entry.getKey();
+            String key = path + "." + priority;
+            if (priority.indexOf('"') >= 0) {
+                throw new PolicyException(key, entry.getValue().toString(), "a priority name may not contain '\"'");
+            }
+            String text = reservation(key, entry.getValue());
+            Reservation.parse(key, text);
+            properties.put(PolicyParser.PREFIX + "reservation." + PropertyNames.quote(priority), text);
+        }
+    }
+
+    /** {@code 0.9}, {@code "rpm:9"} or {@code {type: rpm, value: 9}} as the text {@link Reservation} reads. */
+    private String reservation(String key, JsonNode value) {
+        if (!value.isObject()) {
+            return scalar(key, value);
+        }
+        String type = null;
+        String number = null;
+        for (Map.Entry<String, JsonNode> entry : fields(value)) {
+            switch (entry.getKey()) {
+                case "type" -> type = scalar(key + ".type", entry.getValue());
+                case "value" -> number = scalar(key + ".value", entry.getValue());
+                default -> throw new PolicyException(key + "." + entry.getKey(), entry.getValue().toString(),
+                        "a reservation has only type (percent, rpm or tpm) and value");
+            }
+        }
+        if (type == null || number == null) {
+            throw new PolicyException(key, value.toString(), "expected {type: percent|rpm|tpm, value: N}");
+        }
+        return type + ":" + number;
+    }
+
+    private void reservationSettings(JsonNode settings) {
+        String path = "litellm_settings.priority_reservation_settings";
+        for (Map.Entry<String, JsonNode> entry : fields(object(path, settings))) {
+            String key = path + "." + entry.getKey();
+            switch (entry.getKey()) {
+                case "default_priority" -> properties.put(PolicyParser.PREFIX + "default-priority", scalar(key, entry.getValue()));
+                case "saturation_threshold" -> properties.put(PolicyParser.PREFIX + "saturation-threshold", scalar(key, entry.getValue()));
+                case "saturation_check_cache_ttl" -> notes.add(key + " is ignored: saturation is read in the same"
+                        + " atomic step as every decision, never from a cache");
+                default -> ignored.add(key);
+            }
+        }
+    }
+
+    private ConfigFile result() {
+        if (!ignored.isEmpty()) {
+            notes.add("Ignored (no rate-limit meaning here): " + String.join(", ", ignored));
+        }
+        return new ConfigFile(properties, notes);
+    }
+
+    private static String modelName(String path, JsonNode node) {
+        if (node == null || !node.isTextual() || node.asText().isBlank()) {
+            throw new PolicyException(path, node == null ? "" : node.toString(), "every deployment needs a model_name");
+        }
+        String name = node.asText().trim();
+        if (name.indexOf('"') >= 0) {
+            throw new PolicyException(path, name, "a model name may not contain '\"'");
+        }
+        return name;
+    }
+
+    private long limit(String path, JsonNode node) {
+        String text = scalar(path, node);
+        long value;
+        try {
+            value = Long.parseLong(text.trim());
+        } catch (NumberFormatException e) {
+            throw new PolicyException(path, text, "expected a whole number of at least 1");
+        }
+        if (value < 1) {
+            throw new PolicyException(path, text, "must be at least 1 (leave it out for no limit)");
+        }
+        return value;
+    }
+
+    /** A number or a string; {@code os.environ/NAME} is replaced by that environment variable. */
+    private String scalar(String path, JsonNode node) {
+        if (node.isNumber()) {
+            return node.asText();
+        }
+        if (!node.isTextual()) {
+            throw new PolicyException(path, node.toString(), "expected a number or a string");
+        }
+        String text = node.asText();
+        if (!text.startsWith(ENV_PREFIX)) {
+            return text;
+        }
+        String variable = text.substring(ENV_PREFIX.length());
+        String value = environment.apply(variable);
+        if (value == null) {
+            throw new PolicyException(path, text, "environment variable " + variable + " is not set");
+        }
+        return value;
+    }
+
+    private static JsonNode object(String path, JsonNode node) {
+        if (!node.isObject()) {
+            throw new PolicyException(path, node.toString(), "expected a mapping");
+        }
+        return node;
+    }
+
+    private static Set<Map.Entry<String, JsonNode>> fields(JsonNode node) {
+        return node.properties();
+    }
+
+    private static long saturatedSum(long a, long b) {
+        long sum = a + b;
+        return sum < 0 ? Long.MAX_VALUE : sum;
+    }
+}

@@ -1,0 +1,44 @@
+package dev.llmratelimit.config;
+
+import dev.llmratelimit.observe.StoreHealth;
+import dev.llmratelimit.store.CircuitBreaker;
+import dev.llmratelimit.store.CircuitBreakerSettings;
+import dev.llmratelimit.store.CircuitBreakingAdmissionStore;
+import dev.llmratelimit.store.CompensatingAdmissionStore;
+import dev.llmratelimit.store.PendingCompensations;
+import dev.llmratelimit.store.redis.RedisAdmissionStore;
+import dev.llmratelimit.store.redis.RedisStoreSettings;
+import dev.llmratelimit.store.redis.RedissonClientFactory;
+import org.redisson.api.RedissonClient;
+
+import java.time.Clock;
+import java.util.Map;
+
+/**
+ * The stores of {@code store=redis}. Redisson is an optional dependency: this is the only class
+ * outside the Redis store that names it, and it is loaded only when {@code store=redis} (after
+ * {@link FilterSettings} checked that Redisson is there), so applications without Redisson never
+ * link against it.
+ */
+final class RedisRuntime {
+
+    /** Unconfirmed settlements kept in memory at most (about 200 bytes each). */
+    static final int PENDING_COMPENSATIONS = 10_000;
+
+    private RedisRuntime() {
+    }
+
+    /**
+     * The store on one Redisson client, behind a circuit breaker (so a dead Redis costs no timeout
+     * per request) and a queue of compensations for decisions and settlements whose answer never came.
+     */
+    static RateLimitRuntime.Stores stores(Map<String, String> properties) {
+        RedisStoreSettings redis = RedisStoreSettings.parse(properties);
+        CircuitBreaker breaker = new CircuitBreaker(CircuitBreakerSettings.parse(properties), Clock.systemUTC());
+        RedissonClient client = RedissonClientFactory.create(redis);
+        CompensatingAdmissionStore store = new CompensatingAdmissionStore(
+                new CircuitBreakingAdmissionStore(RedisAdmissionStore.using(client, redis.keyPrefix()), breaker),
+                new PendingCompensations(PENDING_COMPENSATIONS), Clock.systemUTC());
+        return new RateLimitRuntime.Stores(store, new StoreHealth("redis", Map.of("redis", breaker), Clock.systemUTC()), client::shutdown);
+    }
+}

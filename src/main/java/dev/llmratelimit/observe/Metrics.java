@@ -1,0 +1,42 @@
+package dev.llmratelimit.observe;
+
+import dev.llmratelimit.engine.DecisionObserver;
+import dev.llmratelimit.engine.RateLimiter;
+
+/**
+ * The meters of one runtime: counts what the engine reports ({@link DecisionObserver}) and, once
+ * {@link #watch watching} a limiter, reads its counters for the gauges when they are collected.
+ * {@link #NONE} measures nothing (no OpenTelemetry, or metrics switched off).
+ */
+public interface Metrics extends DecisionObserver, AutoCloseable {
+
+    Metrics NONE = new Metrics() {
+        @Override
+        public void watch(RateLimiter limiter) {
+        }
+
+        @Override
+        public void spent(String scope, String model, long microDollars) {
+        }
+
+        @Override
+        public void close() {
+        }
+    };
+
+    /** Starts the gauges that read this limiter's counters (saturation, pool use, time left). */
+    void watch(RateLimiter limiter);
+
+    /**
+     * Counts money spent (for budgets): a settled charge in micro-dollars.
+     *
+     * @param scope {@code key}, {@code user} or {@code team}
+     * @param model the request's model; a model the policy does not configure is counted as
+     *              {@link DecisionLabels#UNCONFIGURED_MODEL}, never under its own name
+     */
+    void spent(String scope, String model, long microDollars);
+
+    /** Stops the gauges. */
+    @Override
+    void close();
+}

@@ -1,0 +1,214 @@
+package dev.llmratelimit.observe;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The status page: one self-contained HTML document (inline style, no framework, nothing fetched
+ * from elsewhere). It is readable without JavaScript, where a {@code <noscript>} meta refresh
+ * reloads it; with JavaScript a few lines fetch the page again and swap its {@code <main>}, so the
+ * figures move without a flash. Every figure carries a {@code data-field} for scripts and tests.
+ */
+public final class StatusHtml {
+
+    private static final String STYLE = """
+            body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
+            main{max-width:1100px;margin:0 auto;padding:24px}
+            h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:0 0 12px}
+            .sub{color:#5b6475;margin:0 0 20px}
+            .card{background:#fff;border:1px solid #dde1e8;border-radius:8px;padding:16px 20px;margin:0 0 16px}
+            .badge{display:inline-block;border-radius:10px;padding:1px 9px;font-size:13px;font-weight:600;margin-left:8px}
+            .generous,.ok{background:#e3f5e8;color:#17663a}.strict,.bad{background:#fde8e6;color:#a1261b}
+            .unavailable{background:#eceef2;color:#5b6475}
+            dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:0 0 12px}dt{color:#5b6475}dd{margin:0}
+            table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:6px 10px;border-bottom:1px solid #eceef2}
+            th{color:#5b6475;font-weight:600;font-size:13px}td.num{font-variant-numeric:tabular-nums}
+            .bar{display:inline-block;width:120px;height:8px;background:#eceef2;border-radius:4px;vertical-align:middle;margin-left:8px;overflow:hidden}
+            .bar>span{display:block;height:100%;background:#3d7be0}.bar>span.hot{background:#d9534f}
+            footer{color:#5b6475;font-size:13px}
+            """;
+
+    private static final String SCRIPT = """
+            (function () {
+              var every = Number(document.body.getAttribute('data-refresh-ms'));
+              function refresh() {
+                fetch(location.href, {cache: 'no-store', credentials: 'same-origin'})
+                  .then(function (r) { return r.ok ? r.text() : null; })
+                  .then(function (text) {
+                    if (!text) { return; }
+                    var fresh = new DOMParser().parseFromString(text, 'text/html').querySelector('main');
+                    if (fresh) { document.querySelector('main').replaceWith(fresh); }
+                  })
+                  .catch(function () { })
+                  .then(function () { setTimeout(refresh, every); });
+              }
+              setTimeout(refresh, every);
+            })();
+            """;
+
+    private StatusHtml() {
+    }
+
+    public static String render(StatusReport report, Duration refresh) {
+        StringBuilder html = new StringBuilder(8192);
+        html.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+                .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
+                .append("<title>llm-ratelimit status</title>")
+                .append("<noscript><meta http-equiv=\"refresh\" content=\"")
+                .append(Math.max(1, refresh.toSeconds())).append("\"></noscript>")
+                .append("<style>").append(STYLE).append("</style></head>\n")
+                .append("<body data-refresh-ms=\"").append(refresh.toMillis()).append("\"><main>\n");
+        html.append("<h1>llm-ratelimit status</h1><p class=\"sub\">")
+                .append(field("enforcement", report.enforcement())).append(" · ")
+                .append(field("window-mode", report.windowMode())).append(" window of ")
+                .append(field("window-length", seconds(report.windowMillis()))).append(" · read at ")
+                .append(field("generated-at", instant(report.generatedAt()))).append("</p>\n");
+        for (StatusReport.Model model : report.models()) {
+            model(html, model);
+        }
+        store(html, report.store());
+        budgets(html, report);
+        configuration(html, report.configuration());
+        html.append("<footer>JSON: this page's address with <code>.json</code>. Refreshes every ")
+                .append(seconds(refresh.toMillis())).append(".</footer>\n</main><script>").append(SCRIPT)
+                .append("</script></body></html>\n");
+        return html.toString();
+    }
+
+    private static void model(StringBuilder html, StatusReport.Model model) {
+        html.append("<section class=\"card model\" data-model=\"").append(escape(model.name())).append("\"><h2>")
+                .append(escape(model.name()));
+        if (model.available()) {
+            html.append("<span class=\"badge ").append(model.mode()).append("\" data-field=\"mode\">")
+                    .append(model.mode()).append("</span>");
+        } else {
+            html.append("<span class=\"badge unavailable\" data-field=\"mode\">store unavailable</span>");
+        }
+        html.append("</h2><dl>")
+                .append("<dt>saturation</dt><dd><span data-field=\"saturation\">").append(percent(model.saturation()))
+                .append("</span>").append(bar(model.saturation(), model.saturation() >= model.threshold()))
+                .append(" threshold <span data-field=\"threshold\">").append(percent(model.threshold())).append("</span></dd>")
+                .append("<dt>requests</dt><dd data-field=\"requests\">").append(usage(model.requests(), model.rpm())).append("</dd>")
+                .append("<dt>tokens</dt><dd data-field=\"tokens\">").append(usage(model.tokens(), model.tpm())).append("</dd>")
+                .append("<dt>window left</dt><dd data-field=\"window-left\">")
+                .append(model.windowLeftMillis() < 0 ? "unknown"
+                        : model.windowLeftMillis() == 0 ? "no live window" : seconds(model.windowLeftMillis()))
+                .append("</dd>")
+                .append("</dl>\n<table><thead><tr><th>pool</th><th>share</th><th>requests / limit</th>")
+                .append("<th>tokens / limit</th></tr></thead><tbody>");
+        for (StatusReport.Pool pool : model.pools()) {
+            html.append("<tr data-pool=\"").append(escape(pool.name())).append("\"><td data-field=\"pool\">")
+                    .append(escape(pool.name())).append("</td><td class=\"num\" data-field=\"share\">")
+                    .append(model.poolsEnforced() ? percent(pool.share()) : "tracked only").append("</td>")
+                    .append("<td class=\"num\" data-field=\"pool-requests\">").append(usage(pool.requests(), pool.requestLimit()))
+                    .append("</td><td class=\"num\" data-field=\"pool-tokens\">").append(usage(pool.tokens(), pool.tokenLimit()))
+                    .append("</td></tr>");
+        }
+        html.append("</tbody></table></section>\n");
+    }
+
+    private static void store(StringBuilder html, StatusReport.Store store) {
+        html.append("<section class=\"card\" id=\"store\"><h2>Store: <span data-field=\"store-kind\">")
+                .append(escape(store.kind())).append("</span><span class=\"badge ").append(store.healthy() ? "ok" : "bad")
+                .append("\" data-field=\"store-health\">").append(store.healthy() ? "healthy" : "circuit open")
+                .append("</span></h2><dl>");
+        for (Map.Entry<String, String> circuit : store.circuits().entrySet()) {
+            html.append("<dt>circuit ").append(escape(circuit.getKey())).append("</dt><dd data-field=\"circuit\">")
+                    .append(circuit.getValue()).append("</dd>");
+        }
+        for (Map.Entry<String, Long> failures : store.failures().entrySet()) {
+            html.append("<dt>failed ").append(failures.getKey()).append("</dt><dd class=\"num\" data-field=\"failures-")
+                    .append(failures.getKey()).append("\">").append(failures.getValue()).append("</dd>");
+        }
+        html.append("<dt>last failure</dt><dd data-field=\"last-failure\">")
+                .append(store.lastFailure() == null ? "none"
+                        : instant(store.lastFailure()) + " (" + store.lastFailedOperation() + ")")
+                .append("</dd></dl></section>\n");
+    }
+
+    private static void budgets(StringBuilder html, StatusReport report) {
+        html.append("<section class=\"card\" id=\"budgets\"><h2>Budgets</h2>");
+        if (report.budgets().isEmpty()) {
+            html.append("<p data-field=\"budgets\">No budget configured.</p></section>\n");
+            return;
+        }
+        html.append("<table><thead><tr><th>scope</th><th>name</th><th>model</th><th>spent / budget</th>")
+                .append("<th>period ends</th></tr></thead><tbody>");
+        for (BudgetStatus budget : report.budgets()) {
+            html.append("<tr data-budget><td>").append(escape(budget.scope())).append("</td><td>")
+                    .append(escape(budget.name())).append("</td><td>")
+                    .append(budget.model() == null ? "all" : escape(budget.model())).append("</td><td class=\"num\">")
+                    .append(dollars(budget.spentMicros())).append(" / ").append(dollars(budget.limitMicros()))
+                    .append("</td><td>").append(instant(budget.periodEnd())).append("</td></tr>");
+        }
+        html.append("</tbody></table></section>\n");
+    }
+
+    private static void configuration(StringBuilder html, ConfigurationStatus configuration) {
+        html.append("<section class=\"card\" id=\"configuration\"><h2>Configuration</h2><dl>")
+                .append("<dt>origin</dt><dd data-field=\"origin\">").append(escape(configuration.origin())).append("</dd>")
+                .append("<dt>fingerprint</dt><dd data-field=\"fingerprint\">").append(configuration.fingerprint()).append("</dd>")
+                .append("<dt>loaded</dt><dd data-field=\"loaded-at\">").append(instant(configuration.loadedAt())).append("</dd>")
+                .append("<dt>last reload</dt><dd data-field=\"last-reload\">");
+        ConfigurationStatus.Reload reload = configuration.lastReload();
+        if (reload == null) {
+            html.append("none");
+        } else {
+            html.append(instant(reload.at())).append(reload.applied() ? " applied" : " rejected: ")
+                    .append(reload.applied() ? "" : escape(String.valueOf(reload.message())));
+        }
+        html.append("</dd></dl></section>\n");
+    }
+
+    private static String field(String name, String value) {
+        return "<span data-field=\"" + name + "\">" + escape(value) + "</span>";
+    }
+
+    private static String usage(long used, long limit) {
+        if (used < 0 && limit < 0) {
+            return "not limited";
+        }
+        String count = used < 0 ? "?" : Long.toString(used);
+        return limit < 0 ? count : count + " / " + limit;
+    }
+
+    private static String bar(double fraction, boolean hot) {
+        double width = Math.max(0, Math.min(1, fraction)) * 100;
+        return "<span class=\"bar\"><span" + (hot ? " class=\"hot\"" : "") + " style=\"width:"
+                + String.format(Locale.ROOT, "%.1f", width) + "%\"></span></span>";
+    }
+
+    private static String percent(double fraction) {
+        return fraction < 0 ? "unknown" : String.format(Locale.ROOT, "%.1f %%", fraction * 100);
+    }
+
+    private static String seconds(long millis) {
+        return String.format(Locale.ROOT, "%.1f s", millis / 1000.0);
+    }
+
+    private static String dollars(long micros) {
+        return String.format(Locale.ROOT, "$%d.%06d", micros / 1_000_000, micros % 1_000_000);
+    }
+
+    private static String instant(Instant instant) {
+        return instant == null ? "none" : instant.toString();
+    }
+
+    static String escape(String text) {
+        StringBuilder escaped = new StringBuilder(text.length());
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '<' -> escaped.append("&lt;");
+                case '>' -> escaped.append("&gt;");
+                case '&' -> escaped.append("&amp;");
+                case '"' -> escaped.append("&quot;");
+                case '\'' -> escaped.append("&#39;");
+                default -> escaped.append(c);
+            }
+        }
+        return escaped.toString();
+    }
+}

@@ -1,0 +1,51 @@
+package dev.llmratelimit.observe;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything the status page shows, read at one moment ({@link StatusReader} builds it; {@link
+ * StatusJson} and {@link StatusHtml} write it). Figures that could not be read are -1.
+ *
+ * @param enforcement {@code enforce} or {@code shadow}
+ * @param windowMode  {@code fixed} or {@code sliding}
+ */
+public record StatusReport(Instant generatedAt, String enforcement, long windowMillis, String windowMode,
+                           ConfigurationStatus configuration, Store store, List<Model> models,
+                           List<BudgetStatus> budgets) {
+
+    /**
+     * @param circuits           each circuit's state by name: {@code closed} or {@code open}
+     * @param failures           failed operations since start, by operation
+     * @param lastFailure        {@code null} when nothing failed
+     * @param lastFailedOperation {@code null} when nothing failed
+     */
+    public record Store(String kind, boolean healthy, Map<String, String> circuits, Map<String, Long> failures,
+                        Instant lastFailure, String lastFailedOperation) {
+    }
+
+    /**
+     * One configured model.
+     *
+     * @param available        whether its counters could be read (false: the store did not answer)
+     * @param rpm              -1 when the model limits no requests
+     * @param tpm              -1 when the model limits no tokens
+     * @param mode             {@code generous} or {@code strict}, as the next decision would be
+     * @param windowLeftMillis 0 when no window is live
+     */
+    public record Model(String name, long rpm, long tpm, double threshold, boolean poolsEnforced, boolean available,
+                        double saturation, String mode, long windowLeftMillis, long requests, long tokens,
+                        List<Pool> pools) {
+    }
+
+    /**
+     * One pool of a model.
+     *
+     * @param requestLimit the pool's request limit in strict mode; -1 when not limited (the model
+     *                     limits no requests, or no reservation is configured, so pools are only tracked)
+     * @param tokenLimit   the same for tokens
+     */
+    public record Pool(String name, double share, long requests, long requestLimit, long tokens, long tokenLimit) {
+    }
+}

@@ -1,0 +1,75 @@
+package dev.llmratelimit.observe;
+
+import dev.llmratelimit.engine.DecisionObserver;
+import dev.llmratelimit.store.CircuitBreaker;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * How the counter store is doing: which kind it is, the state of each of its circuits, and the
+ * failures the engine reported since start (counted here, as an observer of the engine).
+ */
+public final class StoreHealth implements DecisionObserver {
+
+    private static final StoreOperation[] OPERATIONS = StoreOperation.values();
+
+    private final String kind;
+    private final Map<String, CircuitBreaker> circuits;
+    private final Clock clock;
+    private final LongAdder[] failures = new LongAdder[OPERATIONS.length];
+    private volatile long lastFailureMillis = Long.MIN_VALUE;
+    private volatile StoreOperation lastFailedOperation;
+
+    /**
+     * @param kind     {@code memory} or {@code redis}
+     * @param circuits each circuit the store's calls go through, by a name for the status page and metrics
+     */
+    public StoreHealth(String kind, Map<String, CircuitBreaker> circuits, Clock clock) {
+        this.kind = kind;
+        this.circuits = Map.copyOf(circuits);
+        this.clock = clock;
+        for (int i = 0; i < failures.length; i++) {
+            failures[i] = new LongAdder();
+        }
+    }
+
+    @Override
+    public void storeFailed(StoreOperation operation) {
+        failures[operation.ordinal()].increment();
+        lastFailedOperation = operation;
+        lastFailureMillis = clock.millis();
+    }
+
+    public String kind() {
+        return kind;
+    }
+
+    /** The circuits by name; empty for a store without (memory). */
+    public Map<String, CircuitBreaker> circuits() {
+        return circuits;
+    }
+
+    /** Failures of one operation since start. */
+    public long failures(StoreOperation operation) {
+        return failures[operation.ordinal()].sum();
+    }
+
+    /** When the last failure happened, or {@code null} if none did. */
+    public Instant lastFailure() {
+        long millis = lastFailureMillis;
+        return millis == Long.MIN_VALUE ? null : Instant.ofEpochMilli(millis);
+    }
+
+    /** The operation that failed last, or {@code null}. */
+    public StoreOperation lastFailedOperation() {
+        return lastFailedOperation;
+    }
+
+    /** No circuit is open. */
+    public boolean healthy() {
+        return circuits.values().stream().noneMatch(CircuitBreaker::isOpen);
+    }
+}

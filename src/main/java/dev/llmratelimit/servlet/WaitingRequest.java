@@ -1,0 +1,156 @@
+package dev.llmratelimit.servlet;
+
+import dev.llmratelimit.chat.ChatRequest;
+import dev.llmratelimit.http.ErrorResponse;
+import dev.llmratelimit.http.ErrorStyle;
+import dev.llmratelimit.usage.EndpointShape;
+import dev.llmratelimit.wait.WaitRoom;
+import dev.llmratelimit.wait.WaitingDecision;
+import jakarta.servlet.AsyncContext;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * A refused request waiting for capacity without holding a container thread: the request is put in
+ * asynchronous mode and its decision enters the {@link WaitRoom}; once a decision admits it, it is
+ * dispatched again to its own URI, where the filter (mapped for {@code ASYNC} dispatches) runs it
+ * like any admitted request. When its time is up it gets the refusal it would have had. A client
+ * that the container reports gone (an error or timeout of the asynchronous request) leaves the room
+ * and counts nothing.
+ */
+final class WaitingRequest implements AsyncListener {
+
+    /** Request attribute holding the {@link Resumed} call of an admitted waiter, for the ASYNC dispatch. */
+    static final String RESUMED = WaitingRequest.class.getName() + ".RESUMED";
+
+    static final String WAITED_HEADER = "x-ratelimit-waited-ms";
+
+    private static final System.Logger LOG = System.getLogger(WaitingRequest.class.getName());
+
+    /** What the filter needs to run the admitted request in its ASYNC dispatch. */
+    record Resumed(ModelChoice choice, ChatRequest chat, byte[] body, long waitedMillis) {
+    }
+
+    private final HttpServletRequest request;
+    private final HttpServletResponse response;
+    private final AsyncContext async;
+    private final ErrorStyle style;
+    private final EndpointShape shape;
+    private volatile WaitingDecision<ModelChoice> decision;
+
+    private WaitingRequest(HttpServletRequest request, HttpServletResponse response, AsyncContext async,
+                           ErrorStyle style, EndpointShape shape) {
+        this.request = request;
+        this.response = response;
+        this.async = async;
+        this.style = style;
+        this.shape = shape;
+    }
+
+    /** Puts the refused request in the room, or answers its refusal at once when the room is full. */
+    static void start(WaitRoom room, HttpServletRequest request, HttpServletResponse response, ChatRequest chat,
+                      byte[] body, ModelChoice refusal, Supplier<ModelChoice> decideAgain, int rank,
+                      Clock clock, long maxWaitMillis, ErrorStyle style) throws IOException {
+        WaitingDecision<ModelChoice> decision = WaitingDecision.enter(room, refusal, new ChoiceDecider(decideAgain),
+                rank, clock, maxWaitMillis);
+        if (decision == null) {
+            JsonErrors.write(response, ErrorResponse.refusal(refusal.admission(), style).forShape(chat.shape()));
+            return;
+        }
+        AsyncContext async = request.startAsync();
+        async.setTimeout(maxWaitMillis + 30_000);
+        WaitingRequest waiting = new WaitingRequest(request, response, async, style, chat.shape());
+        waiting.decision = decision;
+        async.addListener(waiting);
+        decision.outcome().whenComplete((choice, cancelled) -> {
+            if (cancelled == null) {
+                waiting.go(choice, chat, body);
+            }
+        });
+    }
+
+    private void go(ModelChoice choice, ChatRequest chat, byte[] body) {
+        if (choice.permitsCall()) {
+            request.setAttribute(RESUMED, new Resumed(choice, chat, body, decision.waitedMillis()));
+            async.dispatch();
+        } else {
+            answer(choice);
+        }
+    }
+
+    private void answer(ModelChoice refusal) {
+        try {
+            ErrorResponse answer = ErrorResponse.refusal(refusal.admission(), style);
+            Map<String, String> headers = new LinkedHashMap<>(answer.headers());
+            headers.put(WAITED_HEADER, Long.toString(decision.waitedMillis()));
+            JsonErrors.write(response, new ErrorResponse(answer.status(), headers, answer.type(), answer.code(),
+                    answer.message(), false).forShape(shape));
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "Could not answer a request whose wait ended", e);
+        } finally {
+            async.complete();
+        }
+    }
+
+    @Override
+    public void onTimeout(AsyncEvent event) {
+        decision.expire();
+    }
+
+    @Override
+    public void onError(AsyncEvent event) {
+        decision.leave();
+    }
+
+    @Override
+    public void onComplete(AsyncEvent event) {
+        decision.leave();
+        if (request.getAttribute(RESUMED) instanceof Resumed unclaimed) {
+            request.removeAttribute(RESUMED);
+            unclaimed.choice().admission().abort();
+            LOG.log(System.Logger.Level.WARNING, "A request admitted after waiting was not run: map the "
+                    + "llm-ratelimit filter for ASYNC dispatches (dispatcher REQUEST and ASYNC)");
+        }
+    }
+
+    @Override
+    public void onStartAsync(AsyncEvent event) {
+    }
+
+    /** Decides the request again over its model and fallbacks. */
+    private record ChoiceDecider(Supplier<ModelChoice> decideAgain) implements WaitingDecision.Decider<ModelChoice> {
+
+        @Override
+        public ModelChoice decide() {
+            return decideAgain.get();
+        }
+
+        @Override
+        public boolean admits(ModelChoice decision) {
+            return decision.permitsCall();
+        }
+
+        @Override
+        public Object refusingGroup(ModelChoice decision) {
+            return decision.refusingGroup();
+        }
+
+        @Override
+        public long clearsInMillis(ModelChoice decision) {
+            return decision.clearsInMillis();
+        }
+
+        @Override
+        public void giveBack(ModelChoice decision) {
+            decision.admission().abort();
+        }
+    }
+}

@@ -1,0 +1,93 @@
+package dev.llmratelimit.usage;
+
+/**
+ * Where one endpoint shape's {@code usage} object keeps its figures, and how they make a
+ * {@link Usage}. The figures are collected in a {@code long[FIGURES]}, {@link #ABSENT} where missing.
+ */
+enum UsageFormat {
+    /** Chat, legacy completions and embeddings (which report no completion tokens). */
+    OPENAI("prompt_tokens", "completion_tokens", "prompt_tokens_details", "cached_tokens", null),
+    /** The Responses API. */
+    RESPONSES("input_tokens", "output_tokens", "input_tokens_details", "cached_tokens", null),
+    /** Anthropic Messages: {@code input_tokens} excludes the cache reads and writes, reported beside it. */
+    ANTHROPIC("input_tokens", "output_tokens", null, "cache_read_input_tokens", "cache_creation_input_tokens");
+
+    static final int INPUT = 0;
+    static final int OUTPUT = 1;
+    static final int CACHED = 2;
+    static final int CACHE_CREATION = 3;
+    static final int FIGURES = 4;
+    /** A field that is no figure of this format. */
+    static final int NONE = -1;
+    static final long ABSENT = -1;
+
+    private final String input;
+    private final String output;
+    /** The object inside {@code usage} that holds the cached figure, or null when it sits in {@code usage}. */
+    private final String details;
+    private final String cached;
+    private final String cacheCreation;
+
+    UsageFormat(String input, String output, String details, String cached, String cacheCreation) {
+        this.input = input;
+        this.output = output;
+        this.details = details;
+        this.cached = cached;
+        this.cacheCreation = cacheCreation;
+    }
+
+    static UsageFormat of(EndpointShape shape) {
+        return switch (shape) {
+            case CHAT, COMPLETIONS, EMBEDDINGS -> OPENAI;
+            case RESPONSES -> RESPONSES;
+            case MESSAGES -> ANTHROPIC;
+        };
+    }
+
+    static long[] noFigures() {
+        return new long[] {ABSENT, ABSENT, ABSENT, ABSENT};
+    }
+
+    /** The figure a field directly inside {@code usage} holds, or {@link #NONE}. */
+    int figure(String field) {
+        if (field.equals(input)) {
+            return INPUT;
+        }
+        if (field.equals(output)) {
+            return OUTPUT;
+        }
+        if (details == null && field.equals(cached)) {
+            return CACHED;
+        }
+        return field.equals(cacheCreation) ? CACHE_CREATION : NONE;
+    }
+
+    /** Whether the field of {@code usage} is the object holding the cached figure. */
+    boolean isDetails(String field) {
+        return field.equals(details);
+    }
+
+    /** The figure a field of the details object holds, or {@link #NONE}. */
+    int detailFigure(String field) {
+        return field.equals(cached) ? CACHED : NONE;
+    }
+
+    /**
+     * The usage of the collected figures (absent ones count as 0), or null when neither the input nor
+     * the output figure is present. Cached tokens never exceed the prompt; sums saturate.
+     */
+    Usage usage(long[] figures) {
+        if (figures[INPUT] == ABSENT && figures[OUTPUT] == ABSENT) {
+            return null;
+        }
+        long in = Math.max(0, figures[INPUT]);
+        long cachedTokens = Math.max(0, figures[CACHED]);
+        long creation = Math.max(0, figures[CACHE_CREATION]);
+        long prompt = this == ANTHROPIC ? plus(plus(in, cachedTokens), creation) : in;
+        return new Usage(prompt, Math.max(0, figures[OUTPUT]), Math.min(cachedTokens, prompt), Math.min(creation, prompt));
+    }
+
+    private static long plus(long a, long b) {
+        return a > Long.MAX_VALUE - b ? Long.MAX_VALUE : a + b;
+    }
+}

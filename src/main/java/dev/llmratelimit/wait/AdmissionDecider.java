@@ -1,0 +1,58 @@
+package dev.llmratelimit.wait;
+
+import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.CounterGroup;
+import dev.llmratelimit.engine.Dimension;
+import dev.llmratelimit.engine.Refusal;
+
+import java.util.function.Supplier;
+
+/** Decides a waiting request again through the engine; what a refusal says comes from its admission. */
+public record AdmissionDecider(Supplier<Admission> decideAgain) implements WaitingDecision.Decider<Admission> {
+
+    @Override
+    public Admission decide() {
+        return decideAgain.get();
+    }
+
+    @Override
+    public boolean admits(Admission decision) {
+        return decision.permitsCall();
+    }
+
+    @Override
+    public Object refusingGroup(Admission decision) {
+        return groupOf(decision);
+    }
+
+    @Override
+    public long clearsInMillis(Admission decision) {
+        return clearsIn(decision);
+    }
+
+    @Override
+    public void giveBack(Admission decision) {
+        decision.abort();
+    }
+
+    /**
+     * What refused a request: the group (kind, name, member), the limit and the pool the request
+     * counted in; the increments are left out, since they differ from request to request.
+     */
+    public static Object groupOf(Admission refused) {
+        Refusal refusal = refused.refusal();
+        String where = refused.plan().model() + '\u0000' + refused.plan().pool();
+        if (refusal == null) {
+            return where + "\u0000store";
+        }
+        CounterGroup group = refusal.group();
+        return where + '\u0000' + group.kind() + '\u0000' + group.id() + '\u0000' + group.member()
+                + '\u0000' + refusal.dimension();
+    }
+
+    /** Milliseconds until a refusal would clear if nothing else happened; a slot is tried again after 1 s. */
+    public static long clearsIn(Admission refused) {
+        Refusal refusal = refused.refusal();
+        return refusal == null || refusal.dimension() == Dimension.PARALLEL_REQUESTS ? 1000 : refusal.resetMillis();
+    }
+}

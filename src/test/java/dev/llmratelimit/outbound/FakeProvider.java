@@ -1,0 +1,266 @@
+package dev.llmratelimit.outbound;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+/**
+ * A local OpenAI-like provider at {@code /v1/chat/completions} with real limits: two token buckets (requests
+ * and tokens) of {@code burst} x one minute of its RPM and TPM, refilled continuously, as OpenAI's are. It
+ * answers 429 with {@code retry-after-ms} and {@code x-ratelimit-*} headers past its limits, and 200 with
+ * the headers and a usage of {@value #PROMPT_TOKENS} prompt tokens and half of {@code max_tokens}
+ * (default 20) completion tokens otherwise, as JSON or as an event stream (with the usage event when
+ * asked for). It records every request it sees, per window, and every body.
+ */
+public final class FakeProvider implements AutoCloseable {
+
+    public static final int PROMPT_TOKENS = 8;
+    /** A chat request of 8 prompt tokens asking for at most 40 (the provider answers 20). */
+    public static final String CHAT = "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":40}";
+    /** The same, streamed, without asking for usage. */
+    public static final String STREAM = "{\"model\":\"gpt-4o\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":40}";
+    /** The {@code retry-after-ms} of a scripted 429. */
+    public static final long SCRIPTED_RETRY_MILLIS = 2_000;
+    private static final JsonFactory JSON = new JsonFactory();
+
+    private final HttpServer server;
+    private final LongSupplier nanos;
+    private final double requestCapacity;
+    private final double tokenCapacity;
+    private final double requestsPerNano;
+    private final double tokensPerNano;
+    private final long windowNanos;
+    private final long start;
+    private double requests;
+    private double tokens;
+    private long updatedAt;
+
+    private final Map<Long, long[]> perWindow = new TreeMap<>();
+    private final AtomicInteger tooMany = new AtomicInteger();
+    private final AtomicInteger served = new AtomicInteger();
+    private final ConcurrentLinkedQueue<String> bodies = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<String> scripted = new ConcurrentLinkedQueue<>();
+
+    /**
+     * @param burst       each bucket's capacity in minutes of refill (OpenAI: 1; tests: a fraction, to run in seconds)
+     * @param windowNanos the length of the windows it counts per
+     */
+    public FakeProvider(long rpm, long tpm, double burst, long windowNanos, LongSupplier nanos) throws IOException {
+        this.nanos = nanos;
+        this.requestCapacity = rpm * burst;
+        this.tokenCapacity = tpm * burst;
+        this.requestsPerNano = rpm / 60e9;
+        this.tokensPerNano = tpm / 60e9;
+        this.windowNanos = windowNanos;
+        this.start = nanos.getAsLong();
+        this.requests = requestCapacity;
+        this.tokens = tokenCapacity;
+        this.updatedAt = start;
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 200);
+        server.setExecutor(Executors.newFixedThreadPool(16));
+        server.createContext("/v1/chat/completions", this::handle);
+        server.start();
+    }
+
+    public FakeProvider(long rpm, long tpm, double burst) throws IOException {
+        this(rpm, tpm, burst, 60_000_000_000L, System::nanoTime);
+    }
+
+    public String baseUrl() {
+        return "http://127.0.0.1:" + server.getAddress().getPort() + "/v1";
+    }
+
+    /** The next answers, in order, instead of the limits' own: "429" (rate limit) or "quota" (insufficient_quota). */
+    public void script(String... answers) {
+        scripted.addAll(List.of(answers));
+    }
+
+    /** Spends capacity as another client of the same account would: the limiter cannot see it. */
+    public synchronized void spendElsewhere(long requestCount) {
+        refill();
+        requests -= requestCount;
+    }
+
+    public int tooManyRequests() {
+        return tooMany.get();
+    }
+
+    public int served() {
+        return served.get();
+    }
+
+    public List<String> bodies() {
+        return List.copyOf(bodies);
+    }
+
+    /** Requests and tokens served in each window, in order. */
+    public synchronized List<long[]> perWindow() {
+        List<long[]> windows = new ArrayList<>();
+        perWindow.values().forEach(w -> windows.add(w.clone()));
+        return windows;
+    }
+
+    private void handle(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            byte[] body = exchange.getRequestBody().readAllBytes();
+            String text = new String(body, StandardCharsets.UTF_8);
+            bodies.add(text);
+            Request request = Request.parse(body);
+            String answer = scripted.poll();
+            if ("quota".equals(answer)) {
+                tooMany.incrementAndGet();
+                send(exchange, 429, "application/json", "{\"error\":{\"message\":\"You exceeded your current quota\","
+                        + "\"type\":\"insufficient_quota\",\"param\":null,\"code\":\"insufficient_quota\"}}");
+                return;
+            }
+            long completion = request.maxTokens / 2;
+            long cost = PROMPT_TOKENS + completion;
+            boolean admitted;
+            long remainingRequests;
+            long remainingTokens;
+            long retryMillis;
+            synchronized (this) {
+                refill();
+                admitted = !"429".equals(answer) && requests >= 1 && tokens >= cost;
+                if (admitted) {
+                    requests -= 1;
+                    tokens -= cost;
+                    long[] window = perWindow.computeIfAbsent((nanos.getAsLong() - start) / windowNanos, w -> new long[2]);
+                    window[0]++;
+                    window[1] += cost;
+                }
+                remainingRequests = (long) Math.max(0, Math.floor(requests));
+                remainingTokens = (long) Math.max(0, Math.floor(tokens));
+                retryMillis = "429".equals(answer) ? SCRIPTED_RETRY_MILLIS : (long) Math.ceil(Math.max((1 - requests) / requestsPerNano, (cost - tokens) / tokensPerNano) / 1e6);
+            }
+            headers(exchange, remainingRequests, remainingTokens);
+            if (!admitted) {
+                tooMany.incrementAndGet();
+                exchange.getResponseHeaders().set("retry-after-ms", Long.toString(Math.max(1, retryMillis)));
+                send(exchange, 429, "application/json", "{\"error\":{\"message\":\"Rate limit reached\","
+                        + "\"type\":\"requests\",\"param\":null,\"code\":\"rate_limit_exceeded\"}}");
+                return;
+            }
+            served.incrementAndGet();
+            String usage = "{\"prompt_tokens\":" + PROMPT_TOKENS + ",\"completion_tokens\":" + completion
+                    + ",\"total_tokens\":" + cost + "}";
+            if (request.stream) {
+                stream(exchange, request, usage);
+            } else {
+                send(exchange, 200, "application/json", "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\","
+                        + "\"created\":1,\"model\":\"" + request.model + "\",\"choices\":[{\"index\":0,\"message\":"
+                        + "{\"role\":\"assistant\",\"content\":\"hello\"},\"finish_reason\":\"stop\"}],\"usage\":" + usage + "}");
+            }
+        }
+    }
+
+    private void stream(HttpExchange exchange, Request request, String usage) throws IOException {
+        exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
+        exchange.sendResponseHeaders(200, 0);
+        try (OutputStream out = exchange.getResponseBody()) {
+            for (int i = 0; i < 3; i++) {
+                out.write(("data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\""
+                        + request.model + "\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"word \"},"
+                        + "\"finish_reason\":null}]}\n\n").getBytes(StandardCharsets.UTF_8));
+                out.flush();
+            }
+            if (request.includeUsage) {
+                out.write(("data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\""
+                        + request.model + "\",\"choices\":[],\"usage\":" + usage + "}\n\n").getBytes(StandardCharsets.UTF_8));
+            }
+            out.write("data: [DONE]\n\n".getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    private void headers(HttpExchange exchange, long remainingRequests, long remainingTokens) {
+        var headers = exchange.getResponseHeaders();
+        headers.set("x-ratelimit-limit-requests", Long.toString((long) requestCapacity));
+        headers.set("x-ratelimit-remaining-requests", Long.toString(remainingRequests));
+        headers.set("x-ratelimit-reset-requests", goDuration((requestCapacity - remainingRequests) / requestsPerNano));
+        headers.set("x-ratelimit-limit-tokens", Long.toString((long) tokenCapacity));
+        headers.set("x-ratelimit-remaining-tokens", Long.toString(remainingTokens));
+        headers.set("x-ratelimit-reset-tokens", goDuration((tokenCapacity - remainingTokens) / tokensPerNano));
+    }
+
+    /** As Go prints a duration: {@code 1m0.5s}, {@code 12ms}, {@code 0s}. */
+    static String goDuration(double nanos) {
+        long millis = (long) Math.ceil(nanos / 1e6);
+        if (millis <= 0) {
+            return "0s";
+        }
+        if (millis < 1000) {
+            return millis + "ms";
+        }
+        long minutes = millis / 60_000;
+        double seconds = (millis % 60_000) / 1000.0;
+        String s = (seconds == Math.floor(seconds) ? Long.toString((long) seconds) : Double.toString(seconds)) + "s";
+        return minutes > 0 ? minutes + "m" + s : s;
+    }
+
+    private static void send(HttpExchange exchange, int status, String type, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", type);
+        exchange.sendResponseHeaders(status, bytes.length);
+        exchange.getResponseBody().write(bytes);
+    }
+
+    private void refill() {
+        long now = nanos.getAsLong();
+        long elapsed = now - updatedAt;
+        if (elapsed > 0) {
+            requests = Math.min(requestCapacity, requests + elapsed * requestsPerNano);
+            tokens = Math.min(tokenCapacity, tokens + elapsed * tokensPerNano);
+            updatedAt = now;
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
+    }
+
+    private record Request(String model, boolean stream, boolean includeUsage, long maxTokens) {
+        static Request parse(byte[] body) throws IOException {
+            String model = "";
+            boolean stream = false;
+            boolean includeUsage = false;
+            long maxTokens = 20;
+            try (JsonParser p = JSON.createParser(body)) {
+                p.nextToken();
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String field = p.currentName();
+                    JsonToken value = p.nextToken();
+                    switch (field) {
+                        case "model" -> model = p.getText();
+                        case "stream" -> stream = value == JsonToken.VALUE_TRUE;
+                        case "max_tokens", "max_completion_tokens" -> maxTokens = p.getLongValue();
+                        case "stream_options" -> {
+                            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                                String option = p.currentName();
+                                includeUsage |= p.nextToken() == JsonToken.VALUE_TRUE && option.equals("include_usage");
+                            }
+                        }
+                        default -> p.skipChildren();
+                    }
+                }
+            }
+            return new Request(model, stream, includeUsage, maxTokens);
+        }
+    }
+}
