@@ -36,9 +36,11 @@ final class RedisRuntime {
         RedisStoreSettings redis = RedisStoreSettings.parse(properties);
         CircuitBreaker breaker = new CircuitBreaker(CircuitBreakerSettings.parse(properties), Clock.systemUTC());
         RedissonClient client = RedissonClientFactory.create(redis);
+        PendingCompensations pending = new PendingCompensations(PENDING_COMPENSATIONS);
         CompensatingAdmissionStore store = new CompensatingAdmissionStore(
                 new CircuitBreakingAdmissionStore(RedisAdmissionStore.using(client, redis.keyPrefix()), breaker),
-                new PendingCompensations(PENDING_COMPENSATIONS), Clock.systemUTC());
-        return new RateLimitRuntime.Stores(store, new StoreHealth("redis", Map.of("redis", breaker), Clock.systemUTC()), client::shutdown);
+                pending, Clock.systemUTC());
+        return new RateLimitRuntime.Stores(store, new StoreHealth("redis", Map.of("redis", breaker), pending, Clock.systemUTC()),
+                client::shutdown);
     }
 }

@@ -2,10 +2,12 @@ package dev.llmratelimit.observe;
 
 import dev.llmratelimit.engine.DecisionObserver;
 import dev.llmratelimit.store.CircuitBreaker;
+import dev.llmratelimit.store.PendingCompensations;
 
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -19,6 +21,7 @@ public final class StoreHealth implements DecisionObserver {
     private final String kind;
     private final Map<String, CircuitBreaker> circuits;
     private final Clock clock;
+    private final PendingCompensations compensations;
     private final LongAdder[] failures = new LongAdder[OPERATIONS.length];
     private volatile long lastFailureMillis = Long.MIN_VALUE;
     private volatile StoreOperation lastFailedOperation;
@@ -28,8 +31,14 @@ public final class StoreHealth implements DecisionObserver {
      * @param circuits each circuit the store's calls go through, by a name for the status page and metrics
      */
     public StoreHealth(String kind, Map<String, CircuitBreaker> circuits, Clock clock) {
+        this(kind, circuits, null, clock);
+    }
+
+    /** @param compensations the queue of settlements the store did not confirm, or {@code null} for a store without */
+    public StoreHealth(String kind, Map<String, CircuitBreaker> circuits, PendingCompensations compensations, Clock clock) {
         this.kind = kind;
         this.circuits = Map.copyOf(circuits);
+        this.compensations = compensations;
         this.clock = clock;
         for (int i = 0; i < failures.length; i++) {
             failures[i] = new LongAdder();
@@ -50,6 +59,11 @@ public final class StoreHealth implements DecisionObserver {
     /** The circuits by name; empty for a store without (memory). */
     public Map<String, CircuitBreaker> circuits() {
         return circuits;
+    }
+
+    /** The settlements waiting for the store to answer again, and their fates; empty for a store without (memory). */
+    public Optional<PendingCompensations> compensations() {
+        return Optional.ofNullable(compensations);
     }
 
     /** Failures of one operation since start. */

@@ -9,11 +9,14 @@ import dev.llmratelimit.engine.DecisionObserver;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.observe.otel.OpenTelemetryTelemetry;
 import dev.llmratelimit.policy.RateLimitPolicy;
+import dev.llmratelimit.store.CompensatingAdmissionStore;
+import dev.llmratelimit.store.PendingCompensations;
 import dev.llmratelimit.store.memory.MemoryAdmissionStore;
 import dev.llmratelimit.testsupport.MutableClock;
 import dev.llmratelimit.testsupport.UnavailableAdmissionStore;
 import dev.llmratelimit.usage.Usage;
 import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Scope;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
@@ -141,6 +144,26 @@ class OpenTelemetryMetricsTest {
         assertThat(points.longValue(decisions, decision("m", "default", "refused", "key_parallel_requests", "generous", true))).isEqualTo(1);
         assertThat(points.longValue(decisions, decision("m", "default", "refused", "model_requests", "generous", true))).isEqualTo(1);
         assertThat(points.longTotal(decisions)).isEqualTo(4);
+    }
+
+    @Test
+    void decisionsWithoutAnswerAreCountedAsPendingCompensations() {
+        PendingCompensations pending = new PendingCompensations(2);
+        StoreHealth withQueue = new StoreHealth("redis", Map.of(), pending, clock);
+        RateLimitPolicy policy = policy("models.m.rpm=10");
+        metrics = OpenTelemetryTelemetry.of(sdk).metrics(policy, withQueue);
+        RateLimiter limiter = new RateLimiter(policy,
+                new CompensatingAdmissionStore(new UnavailableAdmissionStore(), pending, clock), clock,
+                RateLimiter.DEFAULT_LEASE_MILLIS, List.of(), DecisionObserver.both(withQueue, metrics));
+        for (int i = 0; i < 3; i++) {
+            assertThat(admit(limiter, "m", null).outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_OPEN);
+        }
+        MetricPoints points = MetricPoints.collect(reader);
+        // Three decisions may still run on the store: three cancels queued, the oldest dropped by the bound of 2.
+        assertThat(points.longValue("llm_ratelimit.store.compensations.pending", Attributes.empty())).isEqualTo(2);
+        assertThat(points.longValue("llm_ratelimit.store.compensations", attributes("fate", "queued"))).isEqualTo(3);
+        assertThat(points.longValue("llm_ratelimit.store.compensations", attributes("fate", "dropped"))).isEqualTo(1);
+        assertThat(points.longValue("llm_ratelimit.store.compensations", attributes("fate", "applied"))).isZero();
     }
 
     @Test

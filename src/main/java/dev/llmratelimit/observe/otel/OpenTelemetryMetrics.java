@@ -9,6 +9,7 @@ import dev.llmratelimit.observe.Metrics;
 import dev.llmratelimit.observe.StoreHealth;
 import dev.llmratelimit.policy.RateLimitPolicy;
 import dev.llmratelimit.store.CircuitBreaker;
+import dev.llmratelimit.store.PendingCompensations;
 import dev.llmratelimit.usage.Usage;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -19,6 +20,7 @@ import io.opentelemetry.api.trace.Span;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -36,6 +38,7 @@ final class OpenTelemetryMetrics implements Metrics {
     static final AttributeKey<Boolean> SPAN_SHADOW = AttributeKey.booleanKey("llm_ratelimit.shadow");
 
     private static final AttributeKey<String> OPERATION = AttributeKey.stringKey("operation");
+    private static final AttributeKey<String> FATE = AttributeKey.stringKey("fate");
     private static final AttributeKey<String> SCOPE = AttributeKey.stringKey("scope");
     private static final Set<String> SCOPES = Set.of("key", "user", "team");
     private static final List<Double> LATENCY_BUCKETS = List.of(0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025,
@@ -78,6 +81,26 @@ final class OpenTelemetryMetrics implements Metrics {
                     for (Map.Entry<String, CircuitBreaker> circuit : health.circuits().entrySet()) {
                         measurement.record(circuit.getValue().isOpen() ? 1 : 0,
                                 Attributes.of(AttributeKey.stringKey("circuit"), circuit.getKey()));
+                    }
+                }));
+        health.compensations().ifPresent(this::observeCompensations);
+    }
+
+    /** The queue of settlements a store did not confirm: how many wait, and what became of the others. */
+    private void observeCompensations(PendingCompensations pending) {
+        gauges.add(meter.gaugeBuilder("llm_ratelimit.store.compensations.pending").ofLongs().setUnit("{settlement}")
+                .setDescription("Settlements and cancels waiting for the store to answer again")
+                .buildWithCallback(measurement -> measurement.record(pending.size())));
+        PendingCompensations.Fate[] fates = PendingCompensations.Fate.values();
+        Attributes[] fateAttributes = new Attributes[fates.length];
+        for (PendingCompensations.Fate fate : fates) {
+            fateAttributes[fate.ordinal()] = Attributes.of(FATE, fate.name().toLowerCase(Locale.ROOT));
+        }
+        gauges.add(meter.counterBuilder("llm_ratelimit.store.compensations").setUnit("{settlement}")
+                .setDescription("Unconfirmed settlements by fate: queued, applied, expired (lease over), dropped (queue full)")
+                .buildWithCallback(measurement -> {
+                    for (PendingCompensations.Fate fate : fates) {
+                        measurement.record(pending.count(fate), fateAttributes[fate.ordinal()]);
                     }
                 }));
     }
