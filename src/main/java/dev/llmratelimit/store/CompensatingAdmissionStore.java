@@ -17,12 +17,15 @@ import java.time.Clock;
  * not a failure): its request id is queued for a {@link Settlement#CANCEL}, which takes back what
  * it applied or leaves a tombstone it obeys. A settlement that timed out is queued as it is. The
  * queue is sent, oldest first, before the next call once the store answers again, so a caller
- * whose slots a stalled store took is served as soon as the store is back.
+ * whose slots a stalled store took is served as soon as the store is back. A request waits for
+ * one store call that gets no answer at most: when sending the queue fails, its own call is not
+ * made (a decision fails as the store failure it is, a settlement joins the queue).
  */
 public final class CompensatingAdmissionStore implements AdmissionStore {
 
     /** Pending settlements sent before one call, at most: recovery costs a few round trips, not thousands. */
     static final int DRAIN_PER_CALL = 64;
+    private static final int UNREACHABLE = -1;
 
     private static final ThrottledLog FATES = new ThrottledLog(CompensatingAdmissionStore.class, System.Logger.Level.WARNING);
 
@@ -40,8 +43,9 @@ public final class CompensatingAdmissionStore implements AdmissionStore {
 
     @Override
     public Verdict decide(Plan plan) {
-        if (healthy) {
-            drain();
+        if (healthy && drain() == UNREACHABLE) {
+            // The store stopped answering while the queue was sent: a second call would only add its timeout.
+            throw StoreUnavailableException.notRun("The store did not answer a pending compensation");
         }
         Verdict verdict;
         try {
@@ -60,7 +64,7 @@ public final class CompensatingAdmissionStore implements AdmissionStore {
             // The store is back: give back what the decisions it ran late took, then decide again
             // if this one was refused, since the refusal may be theirs (a refused decision counted nothing).
             healthy = true;
-            if (!pending.isEmpty() && drain() && !verdict.admitted()) {
+            if (!pending.isEmpty() && drain() > 0 && !verdict.admitted()) {
                 verdict = delegate.decide(plan);
             }
         }
@@ -73,8 +77,9 @@ public final class CompensatingAdmissionStore implements AdmissionStore {
 
     @Override
     public void settle(Plan plan, Settlement settlement) {
-        if (healthy) {
-            drain();
+        if (healthy && drain() == UNREACHABLE) {
+            queue(plan, settlement, "a settlement while the store does not answer");
+            return;
         }
         try {
             delegate.settle(plan, settlement);
@@ -95,10 +100,10 @@ public final class CompensatingAdmissionStore implements AdmissionStore {
 
     /**
      * Sends pending settlements until one fails (the store is still away) or the batch is done;
-     * returns whether any was applied.
+     * returns how many were applied, or {@link #UNREACHABLE} when one got no answer.
      */
-    private boolean drain() {
-        boolean any = false;
+    private int drain() {
+        int applied = 0;
         for (int i = 0; i < DRAIN_PER_CALL && !pending.isEmpty(); i++) {
             PendingCompensations.Entry entry = pending.next(clock.millis());
             if (entry == null) {
@@ -107,19 +112,14 @@ public final class CompensatingAdmissionStore implements AdmissionStore {
             try {
                 delegate.settle(entry.plan(), entry.settlement());
                 pending.applied();
-                any = true;
+                applied++;
             } catch (RuntimeException e) {
                 pending.retryLater(entry);
                 failed();
-                break;
+                return UNREACHABLE;
             }
         }
-        return any;
-    }
-
-    @Override
-    public ModelCounters snapshot(ModelGroups model) {
-        return delegate.snapshot(model);
+        return applied;
     }
 
     /** The queue, for metrics: how many are pending and what became of the others. */

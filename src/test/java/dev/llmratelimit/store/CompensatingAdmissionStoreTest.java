@@ -100,10 +100,41 @@ class CompensatingAdmissionStoreTest {
         assertThat(small.count(PendingCompensations.Fate.DROPPED)).isEqualTo(3);
     }
 
+    @Test
+    void aRequestWaitsForOneUnansweredCallAtMostWhileTheQueueIsSent() {
+        RateLimiter limiter = new RateLimiter(policy("models.m.rpm=1000"), store);
+        stalling.stalled = true;
+        for (int i = 0; i < CompensatingAdmissionStore.DRAIN_PER_CALL + 6; i++) {
+            admit(limiter, "m", null, null, caller);
+        }
+        stalling.stalled = false;
+        Admission answered = admit(limiter, "m", null);   // answered: 64 cancels sent after it, 6 still queued
+        assertThat(answered.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(pending.size()).isEqualTo(6);
+
+        stalling.stalled = true;
+        int before = stalling.calls;
+        Admission admission = admit(limiter, "m", null);
+        assertThat(admission.outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_OPEN);
+        assertThat(stalling.calls - before).as("store calls of one request").isEqualTo(1);
+        assertThat(pending.size()).isEqualTo(6);       // the decision never ran: nothing new to cancel
+        before = stalling.calls;
+        answered.abort();                              // the queue is sent first and fails: the settlement joins it
+        assertThat(stalling.calls - before).as("store calls of one settlement").isEqualTo(1);
+        assertThat(pending.size()).isEqualTo(7);
+
+        stalling.stalled = false;
+        Admission served = admit(limiter, "m", null);
+        assertThat(served.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(pending.size()).isZero();
+        assertThat(pending.count(PendingCompensations.Fate.APPLIED)).isEqualTo(CompensatingAdmissionStore.DRAIN_PER_CALL + 7);
+    }
+
     /** A store whose commands run but whose answers are lost while stalled (a timeout). */
     private static final class StallingStore implements AdmissionStore {
         private final AdmissionStore delegate;
         volatile boolean stalled;
+        volatile int calls;
 
         StallingStore(AdmissionStore delegate) {
             this.delegate = delegate;
@@ -111,6 +142,7 @@ class CompensatingAdmissionStoreTest {
 
         @Override
         public Verdict decide(Plan plan) {
+            calls++;
             Verdict verdict = delegate.decide(plan);
             if (stalled) {
                 throw new StoreUnavailableException("timed out", null);
@@ -120,6 +152,7 @@ class CompensatingAdmissionStoreTest {
 
         @Override
         public void settle(Plan plan, Settlement settlement) {
+            calls++;
             if (stalled) {
                 throw new StoreUnavailableException("timed out", null);   // lost before it ran
             }
