@@ -58,14 +58,16 @@ public final class RateLimitRuntime implements AutoCloseable {
         CallerLimitPolicy callerLimits = CallerLimitPolicy.parse(properties, policy.window());
         CallerResolver resolver = callerResolver != null ? callerResolver : CallerResolvers.create(properties);
         if (!settings.store().equals("redis")) {
-            return new RateLimitRuntime(settings, limiter(policy, new MemoryAdmissionStore(), callerLimits),
+            return new RateLimitRuntime(settings, limiter(policy, new MemoryAdmissionStore(), callerLimits, properties),
                     resolver, callerLimits, () -> { });
         }
         return redis(settings, policy, callerLimits, resolver, properties);
     }
 
-    private static RateLimiter limiter(RateLimitPolicy policy, AdmissionStore store, CallerLimitPolicy callerLimits) {
-        return new RateLimiter(policy, store, Clock.systemUTC(), callerLimits.leaseMillis(), List.of());
+    private static RateLimiter limiter(RateLimitPolicy policy, AdmissionStore store, CallerLimitPolicy callerLimits,
+                                       Map<String, String> properties) {
+        return new RateLimiter(policy, store, Clock.systemUTC(), callerLimits.leaseMillis(),
+                BudgetStores.extensions(properties, Clock.systemUTC()));
     }
 
     /**
@@ -80,7 +82,7 @@ public final class RateLimitRuntime implements AutoCloseable {
         AdmissionStore store = new CompensatingAdmissionStore(
                 new CircuitBreakingAdmissionStore(RedisAdmissionStore.using(client, redis.keyPrefix()), breaker),
                 new PendingCompensations(PENDING_COMPENSATIONS), Clock.systemUTC());
-        RateLimiter limiter = limiter(policy, store, callerLimits);
+        RateLimiter limiter = limiter(policy, store, callerLimits, properties);
         return new RateLimitRuntime(settings, limiter, resolver, callerLimits, client::shutdown);
     }
 

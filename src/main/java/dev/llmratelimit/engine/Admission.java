@@ -21,6 +21,8 @@ public final class Admission {
         REFUSED,
         /** The model is not configured and {@code reject-unknown-models} is on. */
         UNKNOWN_MODEL,
+        /** A budget applies but the model has no price ({@code budget.unpriced=refuse}): refused, never free. */
+        UNPRICED_MODEL,
         /** The store failed; {@code on-store-failure=fail-open} lets the request through. */
         STORE_FAILED_OPEN,
         /** The store failed; {@code on-store-failure=fail-closed} refuses the request. */
@@ -41,6 +43,7 @@ public final class Admission {
     private final Clock clock;
     private final long decidedAt;
     private final AtomicBoolean finished = new AtomicBoolean();
+    private String unpricedModel;
 
     /** @param expectedOutput the expectation the estimate used, taught by the response; {@code null} if none */
     Admission(Outcome outcome, Plan plan, Verdict verdict, boolean shadow, AdmissionStore store,
@@ -58,6 +61,18 @@ public final class Admission {
 
     static Admission unlimited() {
         return UNLIMITED;
+    }
+
+    /** A request refused before any store call because a budget applies to a model without a price. */
+    static Admission unpriced(String model, boolean shadow, AdmissionStore store, RateLimitType rateLimitType, Clock clock) {
+        Admission admission = new Admission(Outcome.UNPRICED_MODEL, null, null, shadow, store, rateLimitType, null, clock);
+        admission.unpricedModel = model;
+        return admission;
+    }
+
+    /** The model of the request, for messages: the plan's, or the unpriced model's. */
+    public String model() {
+        return plan != null ? plan.model() : unpricedModel;
     }
 
     public Outcome outcome() {
@@ -87,7 +102,7 @@ public final class Admission {
     public boolean permitsCall() {
         return shadow || switch (outcome) {
             case UNLIMITED, ADMITTED, STORE_FAILED_OPEN -> true;
-            case REFUSED, UNKNOWN_MODEL, STORE_FAILED_CLOSED -> false;
+            case REFUSED, UNKNOWN_MODEL, UNPRICED_MODEL, STORE_FAILED_CLOSED -> false;
         };
     }
 

@@ -1,6 +1,7 @@
 package dev.llmratelimit.http;
 
 import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.Dimension;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -38,9 +39,15 @@ public record ErrorResponse(int status, Map<String, String> headers, String type
             case REFUSED -> {
                 Map<String, String> headers = new LinkedHashMap<>();
                 RateLimitHeaderValues.refused(admission, headers::put);
+                if (admission.refusal().dimension() == Dimension.MONEY) {
+                    yield new ErrorResponse(429, Collections.unmodifiableMap(headers), BudgetTexts.BUDGET_EXCEEDED, "429",
+                            BudgetTexts.exceeded(admission.refusal()));
+                }
                 String message = RefusalMessages.of(admission.plan(), admission.verdict());
                 yield new ErrorResponse(429, Collections.unmodifiableMap(headers), OpenAiErrors.THROTTLING, "429", message);
             }
+            case UNPRICED_MODEL -> of(400, OpenAiErrors.INVALID_REQUEST, BudgetTexts.PRICE_UNKNOWN,
+                    BudgetTexts.unpriced(admission.model()));
             case UNKNOWN_MODEL -> of(404, OpenAiErrors.INVALID_REQUEST, "model_not_found", "The model is not served here");
             default -> new ErrorResponse(503, Map.of("retry-after", "1"), "service_unavailable", "503",
                     "Rate limiter unavailable; try again shortly");

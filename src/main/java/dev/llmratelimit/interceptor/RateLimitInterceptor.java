@@ -66,7 +66,8 @@ public class RateLimitInterceptor {
         try {
             Caller caller = runtime.callerResolver().resolve(principal(request));
             admission = runtime.limiter().admit(AdmissionRequest.of(call.model(), caller.teamPriority(),
-                    caller.ownPriority()).withCallers(runtime.callerLimits().planFor(caller)));
+                    caller.ownPriority()).withCallers(runtime.callerLimits().planFor(caller))
+                    .withIdentity(caller.budgetIdentity()));
         } catch (RuntimeException e) {
             INTERNAL_FAILURES.log("Rate limiting failed; call passed through unlimited", e);
             return invocation.proceed();

@@ -170,7 +170,7 @@ public class RateLimitFilter implements Filter {
         PromptTokens prompt = PromptTokens.lazy(() -> TokenCounter.forModel(chat.model()).promptTokens(json, json.length),
                 json.length);
         return runtime.limiter().admit(AdmissionRequest.of(chat.model(), caller.teamPriority(), caller.ownPriority())
-                .withCallers(runtime.callerLimits().planFor(caller))
+                .withCallers(runtime.callerLimits().planFor(caller)).withIdentity(caller.budgetIdentity())
                 .withTokens(prompt, chat.maxTokens()));
     }
 

@@ -97,7 +97,8 @@ public final class RedisAdmissionStore implements AdmissionStore {
         Refusal r = verdict.refusal();
         Refusal inPlan = new Refusal(call.planIndexes[r.index()], r.group(), r.dimension(), r.limit(), r.current(), r.resetMillis());
         return new Verdict(inPlan, verdict.strict(), verdict.saturation(), verdict.requestLimit(),
-                verdict.requestRemaining(), verdict.tokenLimit(), verdict.tokenRemaining(), verdict.resetMillis());
+                verdict.requestRemaining(), verdict.tokenLimit(), verdict.tokenRemaining(), verdict.resetMillis(),
+                verdict.budget());
     }
 
     private void cancel(List<SlotCall> calls) {

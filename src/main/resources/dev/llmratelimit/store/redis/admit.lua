@@ -96,7 +96,8 @@ local function refusedLimit(group)
     if group.limPar >= 0 and group.inFlight > group.limPar - 1 then
         return 3
     end
-    if group.limMic >= 0 and group.m > allowance(group.limMic, group.incMic) then
+    -- money: something must be left and the worst case must fit it (PlanRule.moneyAllowance)
+    if group.limMic >= 0 and group.m > group.limMic - math.max(1, group.incMic) then
         return 4
     end
     return 0
