@@ -94,6 +94,30 @@ public final class RedisServer implements AutoCloseable {
         awaitAnswering(false);
     }
 
+    /** Freezes the process (SIGSTOP): connections stay open, commands wait, as in a long GC or a stalled VM. */
+    public void pause() {
+        signal("STOP");
+    }
+
+    /** Lets a paused process run again (SIGCONT): it then runs every command that waited. */
+    public void resume() {
+        signal("CONT");
+    }
+
+    private void signal(String name) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid())).inheritIO().start();
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill -" + name + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     public void restart() {
         stop();
         start();
