@@ -53,21 +53,28 @@ public final class RateLimitRuntime implements AutoCloseable {
      * @param callerResolver the application's own resolver, or {@code null} for the configured one
      */
     public static RateLimitRuntime create(Map<String, String> properties, CallerResolver callerResolver) {
+        return create(properties, callerResolver, Clock.systemUTC());
+    }
+
+    /**
+     * @param clock the clock of the memory store and of budget periods (tests move it; Redis windows
+     *              keep the server's time)
+     */
+    public static RateLimitRuntime create(Map<String, String> properties, CallerResolver callerResolver, Clock clock) {
         FilterSettings settings = FilterSettings.parse(properties);
         RateLimitPolicy policy = PolicyParser.parse(properties);
         CallerLimitPolicy callerLimits = CallerLimitPolicy.parse(properties, policy.window());
         CallerResolver resolver = callerResolver != null ? callerResolver : CallerResolvers.create(properties);
         if (!settings.store().equals("redis")) {
-            return new RateLimitRuntime(settings, limiter(policy, new MemoryAdmissionStore(), callerLimits, properties),
+            return new RateLimitRuntime(settings, limiter(policy, new MemoryAdmissionStore(clock), callerLimits, properties, clock),
                     resolver, callerLimits, () -> { });
         }
-        return redis(settings, policy, callerLimits, resolver, properties);
+        return redis(settings, policy, callerLimits, resolver, properties, clock);
     }
 
     private static RateLimiter limiter(RateLimitPolicy policy, AdmissionStore store, CallerLimitPolicy callerLimits,
-                                       Map<String, String> properties) {
-        return new RateLimiter(policy, store, Clock.systemUTC(), callerLimits.leaseMillis(),
-                BudgetStores.extensions(properties, Clock.systemUTC()));
+                                       Map<String, String> properties, Clock clock) {
+        return new RateLimiter(policy, store, clock, callerLimits.leaseMillis(), BudgetStores.extensions(properties, clock));
     }
 
     /**
@@ -75,14 +82,14 @@ public final class RateLimitRuntime implements AutoCloseable {
      * timeout per request) and a queue of compensations for decisions whose answer never came.
      */
     private static RateLimitRuntime redis(FilterSettings settings, RateLimitPolicy policy, CallerLimitPolicy callerLimits,
-                                          CallerResolver resolver, Map<String, String> properties) {
+                                          CallerResolver resolver, Map<String, String> properties, Clock clock) {
         RedisStoreSettings redis = RedisStoreSettings.parse(properties);
         CircuitBreaker breaker = new CircuitBreaker(CircuitBreakerSettings.parse(properties), Clock.systemUTC());
         RedissonClient client = RedissonClientFactory.create(redis);
         AdmissionStore store = new CompensatingAdmissionStore(
                 new CircuitBreakingAdmissionStore(RedisAdmissionStore.using(client, redis.keyPrefix()), breaker),
                 new PendingCompensations(PENDING_COMPENSATIONS), Clock.systemUTC());
-        RateLimiter limiter = limiter(policy, store, callerLimits, properties);
+        RateLimiter limiter = limiter(policy, store, callerLimits, properties, clock);
         return new RateLimitRuntime(settings, limiter, resolver, callerLimits, client::shutdown);
     }
 
