@@ -23,7 +23,7 @@ public final class BudgetExtension implements PlanExtension {
 
     private static final ThrottledLog UNPRICED_CHARGES = new ThrottledLog(BudgetExtension.class, System.Logger.Level.WARNING);
     /** Tells a soft budget's counter apart from the hard budget of the same scope and model. */
-    static final String SOFT = "soft:";
+    public static final String SOFT = "soft:";
 
     private final BudgetPolicy policy;
     private final Clock clock;

@@ -2,6 +2,7 @@ package dev.llmratelimit.http;
 
 import dev.llmratelimit.budget.BudgetScope;
 import dev.llmratelimit.budget.Micros;
+import dev.llmratelimit.engine.BudgetExtension;
 import dev.llmratelimit.engine.BudgetFigures;
 import dev.llmratelimit.engine.CounterGroup;
 import dev.llmratelimit.engine.Plan;
@@ -20,7 +21,7 @@ public final class BudgetTexts {
     public static final String SOFT_WARNING = "x-ratelimit-budget-warning";
     public static final String BUDGET_EXCEEDED = "budget_exceeded";
     public static final String PRICE_UNKNOWN = "model_price_unknown";
-    private static final String SOFT = "soft:";
+    private static final String SOFT = BudgetExtension.SOFT;
 
     private BudgetTexts() {
     }
