@@ -28,7 +28,7 @@ public record BudgetFigures(long limitMicros, long remainingMicros, int softReac
             if (group.kind() != GroupKind.BUDGET || !group.limits().limitsMoney()) {
                 continue;
             }
-            long held = Saturating.add(counts[i].micros(), group.increments().micros());
+            long held = Saturating.add(counts[i].heldMicros(), group.increments().micros());
             if (group.enforcement().mode() == Enforcement.Mode.TRACKED) {
                 if (soft < 0 && held >= group.limits().micros()) {
                     soft = i;

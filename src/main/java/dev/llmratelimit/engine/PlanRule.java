@@ -63,8 +63,8 @@ public final class PlanRule {
         if (limits.limitsParallel() && c.inFlight() > limits.parallel() - 1) {
             return new Refusal(index, group, Dimension.PARALLEL_REQUESTS, limits.parallel(), c.inFlight(), 0);
         }
-        if (limits.limitsMoney() && c.micros() > moneyAllowance(limits.micros(), add.micros())) {
-            return new Refusal(index, group, Dimension.MONEY, limits.micros(), c.micros(), 0);
+        if (limits.limitsMoney() && c.heldMicros() > moneyAllowance(limits.micros(), add.micros())) {
+            return new Refusal(index, group, Dimension.MONEY, limits.micros(), c.micros(), 0, c.reservedMicros());
         }
         return null;
     }
@@ -73,7 +73,7 @@ public final class PlanRule {
         boolean modelOrPool = found.modelLimit() != null;
         long clears = modelOrPool ? modelClearsInMillis(plan, counts, saturation)
                 : groupClearsInMillis(found.group(), counts[found.index()], found.dimension());
-        Refusal refusal = new Refusal(found.index(), found.group(), found.dimension(), found.limit(), found.current(), clears);
+        Refusal refusal = found.at(found.index(), clears);
         boolean strict = strict(plan, saturation);
         BudgetFigures budget = BudgetFigures.of(plan, counts);
         if (!modelOrPool) {

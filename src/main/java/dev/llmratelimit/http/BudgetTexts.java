@@ -28,13 +28,15 @@ public final class BudgetTexts {
 
     /**
      * {@code Budget exceeded for team team-a: spent $10.0021 of $10.0000 in the period ending
-     * 2027-01-01T00:00:00Z}. The figure spent includes what calls in flight have reserved.
+     * 2027-01-01T00:00:00Z}: spent is what settled calls cost; what calls in flight hold is added as
+     * {@code ($0.0150 reserved by calls in flight)}, so a refusal with little spent explains itself.
      */
     public static String exceeded(Refusal refusal) {
         CounterGroup group = refusal.group();
-        return "Budget exceeded for " + label(group) + ": spent $" + Micros.usd(refusal.current())
+        String text = "Budget exceeded for " + label(group) + ": spent $" + Micros.usd(refusal.current())
                 + " of $" + Micros.usd(refusal.limit()) + " in the period ending "
                 + Instant.ofEpochMilli(group.window().periodEnd());
+        return refusal.reserved() > 0 ? text + " ($" + Micros.usd(refusal.reserved()) + " reserved by calls in flight)" : text;
     }
 
     public static String unpriced(String model) {

@@ -50,12 +50,26 @@ public abstract class BudgetAdmissionContract {
         return Clock.systemUTC();
     }
 
+    /** Lets {@code duration} pass on the clock of the store and of the engine. */
+    protected void passTime(Duration duration) throws InterruptedException {
+        Thread.sleep(duration.toMillis());
+    }
+
+    /** A {@code parallel-lease} short enough for {@link #passTime} (the Redis server's clock really waits). */
+    protected long shortLeaseMillis() {
+        return 400;
+    }
+
     private RateLimiter limiter(int instance, String... lines) {
+        return limiter(instance, 600_000, lines);
+    }
+
+    private RateLimiter limiter(int instance, long leaseMillis, String... lines) {
         List<String> all = new ArrayList<>(List.of("models.m.rpm=100000", "prices.m.input=1.00", "prices.m.output=2.00",
                 "budget.period=PT1H"));
         all.addAll(List.of(lines));
         Map<String, String> props = properties(all.toArray(String[]::new));
-        return new RateLimiter(PolicyParser.parse(props), store(instance), clock(), 600_000,
+        return new RateLimiter(PolicyParser.parse(props), store(instance), clock(), leaseMillis,
                 List.of(new BudgetExtension(BudgetPolicy.parse(props), clock())));
     }
 
@@ -138,6 +152,34 @@ public abstract class BudgetAdmissionContract {
     }
 
     @Test
+    void aReservationNeverSettledExpiresWithItsLeaseAndALateSettlementChargesOnce() throws Exception {
+        long lease = shortLeaseMillis();
+        RateLimiter limiter = limiter(0, lease, "teams.team-a.budget=0.000320");     // two worst cases
+        Admission lostBeforeSweep = admit(limiter, "m", ALICE, MAX_TOKENS);
+        Admission lostAfterSweep = admit(limiter, "m", ALICE, MAX_TOKENS);
+        Admission blocked = admit(limiter, "m", ALICE, MAX_TOKENS);
+        assertThat(blocked.outcome()).isEqualTo(Admission.Outcome.REFUSED);
+        assertThat(blocked.refusal().current()).as("spent").isZero();
+        assertThat(blocked.refusal().reserved()).isEqualTo(2 * WORST_CASE);
+        passTime(Duration.ofMillis(lease + lease / 2));
+        // settled after its lease, before any decision swept it: given back once, charged once
+        lostBeforeSweep.complete(new Usage(PROMPT, 30, 0));                          // 100
+        Admission afterLease = admit(limiter, "m", ALICE, MAX_TOKENS);                // sweeps the other one
+        assertThat(afterLease.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(afterLease.verdict().budget().remainingMicros()).isEqualTo(320 - 100 - WORST_CASE);
+        afterLease.abort();
+        // settled after the sweep gave it back: charged, not given back a second time
+        lostAfterSweep.complete(new Usage(PROMPT, 30, 0));                           // 100
+        Admission refused = admit(limiter, "m", ALICE, MAX_TOKENS);                   // 200 spent + 160 > 320
+        assertThat(refused.outcome()).isEqualTo(Admission.Outcome.REFUSED);
+        assertThat(refused.refusal().current()).isEqualTo(200);
+        assertThat(refused.refusal().reserved()).isZero();
+        Admission fitsExactly = admit(limiter, "m", ALICE, 40);                      // 40 + 80: what is left
+        assertThat(fitsExactly.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(fitsExactly.verdict().budget().remainingMicros()).isZero();
+    }
+
+    @Test
     void seed002AModelWithoutAPriceIsRefusedNotBypassed() {
         RateLimiter limiter = limiter(0, "principals.alice-key.budget=0.000100");
         Admission spend = admit(limiter, "m", ALICE, 30);         // 40 + 60 = 100: the whole budget
@@ -172,7 +214,10 @@ public abstract class BudgetAdmissionContract {
         assertThat(next.verdict().budget().remainingMicros()).isEqualTo(1000 - 400 - 500);
         Admission third = admit(limiter, "other", ALICE, 10);
         assertThat(third.outcome()).isEqualTo(Admission.Outcome.REFUSED);
-        assertThat(third.refusal().current()).isEqualTo(900);
+        assertThat(third.refusal().current()).as("spent").isEqualTo(400);
+        assertThat(third.refusal().reserved()).as("reserved by the call in flight").isEqualTo(500);
+        assertThat(ErrorResponse.refusal(third).message()).contains(": spent $0.0004 of $0.0010 in the period ending ")
+                .endsWith(" ($0.0005 reserved by calls in flight)");
         next.abort();                                                 // whole refund
         assertThat(admit(limiter, "other", ALICE, 10).verdict().budget().remainingMicros()).isEqualTo(1000 - 400 - 500);
     }

@@ -38,6 +38,11 @@ class MemoryBudgetAdmissionTest extends BudgetAdmissionContract {
         return clock;
     }
 
+    @Override
+    protected void passTime(Duration duration) {
+        clock.advance(duration);
+    }
+
     @Test
     void aNewPeriodStartsWithNothingSpent() {
         Map<String, String> props = properties("models.m.rpm=1000", "prices.m.input=1", "prices.m.output=1",
