@@ -66,15 +66,23 @@ public final class RateLimitRuntime implements AutoCloseable {
         CallerLimitPolicy callerLimits = CallerLimitPolicy.parse(properties, policy.window());
         CallerResolver resolver = callerResolver != null ? callerResolver : CallerResolvers.create(properties);
         if (!settings.store().equals("redis")) {
-            return new RateLimitRuntime(settings, limiter(policy, new MemoryAdmissionStore(clock), callerLimits, properties, clock),
-                    resolver, callerLimits, () -> { });
+            return runtime(settings, policy, callerLimits, resolver, properties, clock, new MemoryAdmissionStore(clock), () -> { });
         }
         return redis(settings, policy, callerLimits, resolver, properties, clock);
     }
 
-    private static RateLimiter limiter(RateLimitPolicy policy, AdmissionStore store, CallerLimitPolicy callerLimits,
-                                       Map<String, String> properties, Clock clock) {
-        return new RateLimiter(policy, store, clock, callerLimits.leaseMillis(), BudgetStores.extensions(properties, clock));
+    /** The engine over the counter store and, where budgets live elsewhere, the budget store. */
+    private static RateLimitRuntime runtime(FilterSettings settings, RateLimitPolicy policy, CallerLimitPolicy callerLimits,
+                                            CallerResolver resolver, Map<String, String> properties, Clock clock,
+                                            AdmissionStore counterStore, AutoCloseable counterStoreClose) {
+        BudgetStores budgets = BudgetStores.configure(properties, policy, clock);
+        RateLimiter limiter = new RateLimiter(policy, budgets.around(counterStore), clock, callerLimits.leaseMillis(),
+                budgets.extensions());
+        return new RateLimitRuntime(settings, limiter, resolver, callerLimits, () -> {
+            try (counterStoreClose; budgets) {
+                // both closed, the budget store first
+            }
+        });
     }
 
     /**
@@ -89,8 +97,7 @@ public final class RateLimitRuntime implements AutoCloseable {
         AdmissionStore store = new CompensatingAdmissionStore(
                 new CircuitBreakingAdmissionStore(RedisAdmissionStore.using(client, redis.keyPrefix()), breaker),
                 new PendingCompensations(PENDING_COMPENSATIONS), Clock.systemUTC());
-        RateLimiter limiter = limiter(policy, store, callerLimits, properties, clock);
-        return new RateLimitRuntime(settings, limiter, resolver, callerLimits, client::shutdown);
+        return runtime(settings, policy, callerLimits, resolver, properties, clock, store, client::shutdown);
     }
 
     public FilterSettings settings() {
