@@ -1,8 +1,11 @@
 package dev.llmratelimit.config;
 
 import dev.llmratelimit.config.ConfigurationLoader.LoadedConfiguration;
+import dev.llmratelimit.budget.BudgetPolicy;
 import dev.llmratelimit.engine.AdmissionStore;
+import dev.llmratelimit.engine.BudgetExtension;
 import dev.llmratelimit.engine.DecisionObserver;
+import dev.llmratelimit.engine.PlanExtension;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.identity.CallerLimitPolicy;
 import dev.llmratelimit.identity.CallerResolver;
@@ -60,7 +63,7 @@ public final class RateLimitRuntime implements AutoCloseable {
         this(new Stores(null, new StoreHealth("memory", Map.of(), Clock.systemUTC()), stores), null,
                 callerResolver, Clock.systemUTC(), new Observability(Telemetry.NONE, ObservabilitySettings.parse(Map.of())),
                 new Active(Map.of(), new RuntimeConfiguration(settings, limiter.policy(), callerLimits, callerResolver,
-                        FallbackPolicy.NONE, null, Optional.empty()), limiter, Metrics.NONE), "a limiter built in code");
+                        FallbackPolicy.NONE, null, BudgetPolicy.NONE, Optional.empty()), limiter, Metrics.NONE), "a limiter built in code");
     }
 
     private RateLimitRuntime(Stores stores, ConfigurationLoader loader, CallerResolver applicationResolver, Clock clock,
@@ -96,12 +99,18 @@ public final class RateLimitRuntime implements AutoCloseable {
         return create(ConfigurationLoader.fixed(properties), callerResolver, Clock.systemUTC());
     }
 
+    /** Builds the runtime from these properties on this clock (see {@link #create(ConfigurationLoader, CallerResolver, Clock)}). */
+    public static RateLimitRuntime create(Map<String, String> properties, CallerResolver callerResolver, Clock clock) {
+        return create(ConfigurationLoader.fixed(properties), callerResolver, clock);
+    }
+
     /**
      * Builds the runtime from what the loader reads now, and again at every reload.
      *
      * @param callerResolver the application's own resolver (kept across reloads), or {@code null}
      *                       for the configured one
-     * @param clock          stamps the {@link #configurationStatus()}
+     * @param clock          stamps the {@link #configurationStatus()}; the clock of the memory store, of
+     *                       budget periods and of the engine (tests move it; Redis windows keep the server's time)
      */
     public static RateLimitRuntime create(ConfigurationLoader loader, CallerResolver callerResolver, Clock clock) {
         return create(loader, callerResolver, clock, Telemetry.fromEnvironment());
@@ -122,10 +131,10 @@ public final class RateLimitRuntime implements AutoCloseable {
                                           Telemetry telemetry) {
         LoadedConfiguration loaded = loader.load();
         RuntimeConfiguration configuration = RuntimeConfiguration.parse(loaded.properties(), callerResolver);
-        Stores stores = stores(configuration.settings(), loaded.properties());
+        Stores stores = stores(configuration, loaded.properties(), clock);
         Observability observability = new Observability(telemetry, ObservabilitySettings.parse(loaded.properties()));
         RateLimitRuntime runtime = new RateLimitRuntime(stores, loader, callerResolver, clock, observability,
-                active(loaded.properties(), configuration, stores, observability), loaded.origin());
+                active(loaded.properties(), configuration, stores, observability, clock), loaded.origin());
         runtime.logApplied("Loaded", loaded);
         configuration.reloadInterval().ifPresent(interval -> {
             LOG.log(Level.INFO, "Re-reading the rate-limit configuration every " + interval);
@@ -139,20 +148,22 @@ public final class RateLimitRuntime implements AutoCloseable {
      * stores, observed by the stores' health and by meters made for this policy's models and pools.
      */
     private static Active active(Map<String, String> properties, RuntimeConfiguration configuration, Stores stores,
-                                 Observability observability) {
+                                 Observability observability, Clock clock) {
         RateLimitPolicy policy = configuration.policy();
         Metrics metrics = observability.metricsFor(policy, stores.health());
-        RateLimiter limiter = new RateLimiter(policy, stores.store(), Clock.systemUTC(),
-                configuration.callerLimits().leaseMillis(), List.of(), DecisionObserver.both(stores.health(), metrics));
+        List<PlanExtension> extensions = configuration.budgets().isEmpty() ? List.of()
+                : List.of(new BudgetExtension(configuration.budgets(), clock));
+        RateLimiter limiter = new RateLimiter(policy, stores.store(), clock,
+                configuration.callerLimits().leaseMillis(), extensions, DecisionObserver.both(stores.health(), metrics));
         metrics.watch(limiter);
         return new Active(properties, configuration, limiter, metrics);
     }
 
-    private static Stores stores(FilterSettings settings, Map<String, String> properties) {
-        if (!settings.store().equals("redis")) {
-            return new Stores(new MemoryAdmissionStore(), new StoreHealth("memory", Map.of(), Clock.systemUTC()), () -> { });
-        }
-        return RedisRuntime.stores(properties);
+    /** The counter store and, with {@code budget.store=jdbc}, the budget database beside it: made once, at start-up. */
+    private static Stores stores(RuntimeConfiguration configuration, Map<String, String> properties, Clock clock) {
+        Stores counters = configuration.settings().store().equals("redis") ? RedisRuntime.stores(properties)
+                : new Stores(new MemoryAdmissionStore(clock), new StoreHealth("memory", Map.of(), clock), () -> { });
+        return BudgetStores.around(counters, properties, configuration.policy().onStoreFailure(), clock);
     }
 
     /**
@@ -177,7 +188,7 @@ public final class RateLimitRuntime implements AutoCloseable {
             RuntimeConfiguration next = RuntimeConfiguration.parse(loaded.properties(), applicationResolver);
             RestartOnlyProperties.warnIfChanged(active.properties(), loaded.properties(), waitRoom == null && next.waitPolicy().waits());
             Active previous = active;
-            active = active(loaded.properties(), next, stores, observability);
+            active = active(loaded.properties(), next, stores, observability, clock);
             previous.metrics().close();
             status = ConfigurationStatus.loaded(loaded.origin(), now);
             logApplied("Reloaded", loaded);

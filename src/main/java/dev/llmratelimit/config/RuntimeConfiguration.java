@@ -1,5 +1,6 @@
 package dev.llmratelimit.config;
 
+import dev.llmratelimit.budget.BudgetPolicy;
 import dev.llmratelimit.identity.CallerLimitPolicy;
 import dev.llmratelimit.identity.CallerResolver;
 import dev.llmratelimit.identity.CallerResolvers;
@@ -23,11 +24,12 @@ import java.util.Optional;
  *
  * @param fallbacks      the fallback models of each model (SPEC section 15)
  * @param waitPolicy     how long refused requests may wait; {@code null} for a runtime built over a given limiter
+ * @param budgets        prices and spend budgets (SPEC section 11)
  * @param reloadInterval how often the runtime re-reads its configuration; empty: never on its own
  */
 public record RuntimeConfiguration(FilterSettings settings, RateLimitPolicy policy, CallerLimitPolicy callerLimits,
                                    CallerResolver callerResolver, FallbackPolicy fallbacks, WaitPolicy waitPolicy,
-                                   Optional<Duration> reloadInterval) {
+                                   BudgetPolicy budgets, Optional<Duration> reloadInterval) {
 
     public static final String RELOAD_INTERVAL = PolicyParser.PREFIX + "reload-interval";
 
@@ -44,9 +46,10 @@ public record RuntimeConfiguration(FilterSettings settings, RateLimitPolicy poli
             RedisStoreSettings.parse(properties);
             CircuitBreakerSettings.parse(properties);
         }
+        BudgetStores.check(properties, settings.store());
         return new RuntimeConfiguration(settings, policy, callerLimits, resolver,
                 InsteadOfRefusalParser.fallbacks(properties, policy), InsteadOfRefusalParser.waiting(properties, policy),
-                reloadInterval(properties));
+                BudgetPolicy.parse(properties), reloadInterval(properties));
     }
 
     private static Optional<Duration> reloadInterval(Map<String, String> properties) {

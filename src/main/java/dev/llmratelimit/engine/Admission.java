@@ -21,6 +21,8 @@ public final class Admission {
         REFUSED,
         /** The model is not configured and {@code reject-unknown-models} is on. */
         UNKNOWN_MODEL,
+        /** A budget applies but the model has no price ({@code budget.unpriced=refuse}): refused, never free. */
+        UNPRICED_MODEL,
         /** The store failed; {@code on-store-failure=fail-open} lets the request through. */
         STORE_FAILED_OPEN,
         /** The store failed; {@code on-store-failure=fail-closed} refuses the request. */
@@ -42,6 +44,7 @@ public final class Admission {
     private final DecisionObserver observer;
     private final long decidedAt;
     private final AtomicBoolean finished = new AtomicBoolean();
+    private String unpricedModel;
 
     /**
      * @param expectedOutput the expectation the estimate used, taught by the response; {@code null} if none
@@ -63,6 +66,20 @@ public final class Admission {
 
     static Admission unlimited() {
         return UNLIMITED;
+    }
+
+    /** A request refused before any store call because a budget applies to a model without a price. */
+    static Admission unpriced(String model, boolean shadow, AdmissionStore store, RateLimitType rateLimitType, Clock clock,
+                              DecisionObserver observer) {
+        Admission admission = new Admission(Outcome.UNPRICED_MODEL, null, null, shadow, store, rateLimitType, null, clock,
+                observer);
+        admission.unpricedModel = model;
+        return admission;
+    }
+
+    /** The model of the request, for messages: the plan's, or the unpriced model's. */
+    public String model() {
+        return plan != null ? plan.model() : unpricedModel;
     }
 
     public Outcome outcome() {
@@ -92,7 +109,7 @@ public final class Admission {
     public boolean permitsCall() {
         return shadow || switch (outcome) {
             case UNLIMITED, ADMITTED, STORE_FAILED_OPEN -> true;
-            case REFUSED, UNKNOWN_MODEL, STORE_FAILED_CLOSED -> false;
+            case REFUSED, UNKNOWN_MODEL, UNPRICED_MODEL, STORE_FAILED_CLOSED -> false;
         };
     }
 

@@ -1,5 +1,7 @@
 package dev.llmratelimit.engine;
 
+import dev.llmratelimit.budget.BudgetIdentity;
+
 /**
  * One request as the engine decides it.
  *
@@ -11,9 +13,11 @@ package dev.llmratelimit.engine;
  * @param maxOutputTokens the request's {@code max_completion_tokens}/{@code max_tokens}, or {@link #UNKNOWN_OUTPUT}
  * @param n               completions asked for (the body's {@code n}), at least 1
  * @param requestId       names the decision in the store (markers, compensation); {@code null}: the engine makes one
+ * @param identity        whom the request's spend counts on (budgets)
  */
 public record AdmissionRequest(String model, String preferred, String fallback, CallerPlan callers,
-                               PromptTokens prompt, long maxOutputTokens, int n, String requestId) {
+                               PromptTokens prompt, long maxOutputTokens, int n, String requestId,
+                               BudgetIdentity identity) {
 
     /** The {@code maxOutputTokens} of a request that sets no {@code max_tokens}. */
     public static final long UNKNOWN_OUTPUT = -1;
@@ -23,26 +27,34 @@ public record AdmissionRequest(String model, String preferred, String fallback, 
             prompt = PromptTokens.NONE;
         }
         n = Math.max(1, n);
+        if (identity == null) {
+            identity = BudgetIdentity.NONE;
+        }
     }
 
     /** A request without prompt, output limit or caller limits. */
     public static AdmissionRequest of(String model, String preferred, String fallback) {
-        return new AdmissionRequest(model, preferred, fallback, null, PromptTokens.NONE, UNKNOWN_OUTPUT, 1, null);
+        return new AdmissionRequest(model, preferred, fallback, null, PromptTokens.NONE, UNKNOWN_OUTPUT, 1, null,
+                BudgetIdentity.NONE);
     }
 
     public AdmissionRequest withCallers(CallerPlan plan) {
-        return new AdmissionRequest(model, preferred, fallback, plan, prompt, maxOutputTokens, n, requestId);
+        return new AdmissionRequest(model, preferred, fallback, plan, prompt, maxOutputTokens, n, requestId, identity);
     }
 
     public AdmissionRequest withTokens(PromptTokens promptTokens, long maxOutput) {
-        return new AdmissionRequest(model, preferred, fallback, callers, promptTokens, maxOutput, n, requestId);
+        return new AdmissionRequest(model, preferred, fallback, callers, promptTokens, maxOutput, n, requestId, identity);
     }
 
     public AdmissionRequest withChoices(int choices) {
-        return new AdmissionRequest(model, preferred, fallback, callers, prompt, maxOutputTokens, choices, requestId);
+        return new AdmissionRequest(model, preferred, fallback, callers, prompt, maxOutputTokens, choices, requestId, identity);
+    }
+
+    public AdmissionRequest withIdentity(BudgetIdentity whom) {
+        return new AdmissionRequest(model, preferred, fallback, callers, prompt, maxOutputTokens, n, requestId, whom);
     }
 
     public AdmissionRequest withRequestId(String id) {
-        return new AdmissionRequest(model, preferred, fallback, callers, prompt, maxOutputTokens, n, id);
+        return new AdmissionRequest(model, preferred, fallback, callers, prompt, maxOutputTokens, n, id, identity);
     }
 }

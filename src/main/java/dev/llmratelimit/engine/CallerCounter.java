@@ -1,9 +1,6 @@
 package dev.llmratelimit.engine;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
+import dev.llmratelimit.policy.KeyHash;
 
 /**
  * The counters of one caller scope that has at least one limit: requests and tokens of its window
@@ -23,22 +20,13 @@ public record CallerCounter(CallerScope scope, String id, long rpmLimit, long tp
      * its SHA-256, as principal names may be the API key itself; user and team names as they are.
      */
     public String label() {
-        return scope == CallerScope.KEY ? shortHash(id) : id;
-    }
-
-    static String shortHash(String text) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-            return "sha256:" + HexFormat.of().formatHex(digest, 0, 6);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required of every Java platform", e);
-        }
+        return scope == CallerScope.KEY ? KeyHash.shortHash(id) : id;
     }
 
     /** The identity is never printed in full (it may be an API key). */
     @Override
     public String toString() {
-        return "CallerCounter[" + scope.label() + " " + shortHash(id) + ", rpm=" + rpmLimit + ", tpm=" + tpmLimit
+        return "CallerCounter[" + scope.label() + " " + KeyHash.shortHash(id) + ", rpm=" + rpmLimit + ", tpm=" + tpmLimit
                 + ", parallel=" + maxParallelRequests + "]";
     }
 }

@@ -1,5 +1,7 @@
 package dev.llmratelimit.engine;
 
+import dev.llmratelimit.policy.KeyHash;
+
 /**
  * One set of counters a request touches: a model, one of its pools, a caller scope, a budget. A
  * plan is a list of these, and stores execute every group by the same rule ({@link PlanRule}).
@@ -44,13 +46,13 @@ public record CounterGroup(GroupKind kind, String id, String member, GroupWindow
      * its SHA-256 (principal names may be the API key itself); other names as they are.
      */
     public String label() {
-        return kind == GroupKind.KEY ? CallerCounter.shortHash(id) : id;
+        return kind == GroupKind.KEY ? KeyHash.shortHash(id) : id;
     }
 
     /** Caller identities are never printed in full. */
     @Override
     public String toString() {
-        String who = kind == GroupKind.MODEL || kind == GroupKind.POOL ? id : CallerCounter.shortHash(id);
+        String who = kind == GroupKind.MODEL || kind == GroupKind.POOL ? id : KeyHash.shortHash(id);
         return "CounterGroup[" + kind.label() + " " + who + (member.isEmpty() ? "" : "/" + member)
                 + ", " + limits + ", " + enforcement.mode() + "]";
     }

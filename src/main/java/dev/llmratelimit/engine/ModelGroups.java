@@ -24,7 +24,7 @@ public record ModelGroups(CounterGroup model, List<CounterGroup> pools) {
 
     /** The model's saturation from these counters, as the next decision would compute it. */
     public double saturation(ModelCounters counters) {
-        return PlanRule.saturation(model, new GroupCounts(counters.requests(), counters.tokens(), 0, 0, 0, 0,
+        return PlanRule.saturation(model, new GroupCounts(counters.requests(), counters.tokens(), 0, 0, 0, 0, 0,
                 counters.remainingMillis(), 0));
     }
 }

@@ -3,9 +3,9 @@ package dev.llmratelimit.engine;
 import java.util.List;
 
 /**
- * Adds counter groups of another limit kind (budgets) to the plan of every request for a
- * configured model. The groups are checked after the engine's own and counted all or nothing
- * with them, in the same store call.
+ * Adds counter groups of another limit kind (budgets) to the plan of every request, for configured
+ * and unconfigured models alike (a budget applies to every model). The groups are checked after the
+ * engine's own and counted all or nothing with them, in the same store call.
  */
 public interface PlanExtension {
 
@@ -16,13 +16,23 @@ public interface PlanExtension {
      */
     Contribution contribute(AdmissionRequest request, TokenEstimate tokens);
 
-    /** What one extension adds to one plan. */
-    record Contribution(List<CounterGroup> groups, UsageCost cost) {
+    /**
+     * What one extension adds to one plan.
+     *
+     * @param unpriced the request is subject to a budget that cannot be enforced (its model has no
+     *                 price): it is refused before any store call ({@link Admission.Outcome#UNPRICED_MODEL})
+     */
+    record Contribution(List<CounterGroup> groups, UsageCost cost, boolean unpriced) {
 
-        public static final Contribution NONE = new Contribution(List.of(), null);
+        public static final Contribution NONE = new Contribution(List.of(), null, false);
+        public static final Contribution UNPRICED = new Contribution(List.of(), null, true);
 
         public Contribution {
             groups = List.copyOf(groups);
+        }
+
+        public Contribution(List<CounterGroup> groups, UsageCost cost) {
+            this(groups, cost, false);
         }
     }
 

@@ -10,9 +10,10 @@ import java.util.List;
  * <p>Groups are checked in plan order, each dimension as "the effective counter is at most the
  * allowance": the effective counter is the live window's plus, in a sliding window,
  * {@code ceil(previous * msLeft / window)}; the allowance is {@code limit - 1} for requests, for
- * recorded tokens and money ({@code current < limit}), {@code limit - reserved} for reservations
+ * recorded tokens ({@code current < limit}), {@code limit - reserved} for reservations
  * (0 when the reservation alone exceeds the limit: admitted only while the counter is at zero),
- * and {@code limit - 1} slots in flight. A limit of 0 allows nothing. Pool groups are enforced
+ * {@code limit - 1} slots in flight, and for money {@code budget - max(1, worst case)} (see
+ * {@link #moneyAllowance}). A limit of 0 allows nothing. Pool groups are enforced
  * only while the model group's saturation is at or above their threshold.
  */
 public final class PlanRule {
@@ -62,8 +63,8 @@ public final class PlanRule {
         if (limits.limitsParallel() && c.inFlight() > limits.parallel() - 1) {
             return new Refusal(index, group, Dimension.PARALLEL_REQUESTS, limits.parallel(), c.inFlight(), 0);
         }
-        if (limits.limitsMoney() && c.micros() > allowance(limits.micros(), add.micros())) {
-            return new Refusal(index, group, Dimension.MONEY, limits.micros(), c.micros(), 0);
+        if (limits.limitsMoney() && c.heldMicros() > moneyAllowance(limits.micros(), add.micros())) {
+            return new Refusal(index, group, Dimension.MONEY, limits.micros(), c.micros(), 0, c.reservedMicros());
         }
         return null;
     }
@@ -72,14 +73,15 @@ public final class PlanRule {
         boolean modelOrPool = found.modelLimit() != null;
         long clears = modelOrPool ? modelClearsInMillis(plan, counts, saturation)
                 : groupClearsInMillis(found.group(), counts[found.index()], found.dimension());
-        Refusal refusal = new Refusal(found.index(), found.group(), found.dimension(), found.limit(), found.current(), clears);
+        Refusal refusal = found.at(found.index(), clears);
         boolean strict = strict(plan, saturation);
+        BudgetFigures budget = BudgetFigures.of(plan, counts);
         if (!modelOrPool) {
-            return new Verdict(refusal, strict, saturation, -1, -1, -1, -1, clears);
+            return new Verdict(refusal, strict, saturation, -1, -1, -1, -1, clears, budget);
         }
         return found.dimension() == Dimension.TOKENS
-                ? new Verdict(refusal, strict, saturation, -1, -1, found.limit(), refusal.remaining(), clears)
-                : new Verdict(refusal, strict, saturation, found.limit(), refusal.remaining(), -1, -1, clears);
+                ? new Verdict(refusal, strict, saturation, -1, -1, found.limit(), refusal.remaining(), clears, budget)
+                : new Verdict(refusal, strict, saturation, found.limit(), refusal.remaining(), -1, -1, clears, budget);
     }
 
     private static boolean strict(Plan plan, double saturation) {
@@ -95,7 +97,8 @@ public final class PlanRule {
     private static Verdict admitted(Plan plan, GroupCounts[] counts, double saturation, boolean strict) {
         int model = plan.modelIndex();
         if (model < 0) {
-            return new Verdict(null, strict, saturation, -1, -1, -1, -1, firstRemaining(counts));
+            return new Verdict(null, strict, saturation, -1, -1, -1, -1, firstRemaining(counts),
+                    BudgetFigures.of(plan, counts));
         }
         long requestLimit = -1;
         long requestRemaining = -1;
@@ -128,7 +131,7 @@ public final class PlanRule {
             }
         }
         return new Verdict(null, strict, saturation, requestLimit, requestRemaining, tokenLimit, tokenRemaining,
-                counts[model].remainingMillis());
+                counts[model].remainingMillis(), BudgetFigures.of(plan, counts));
     }
 
     private static long firstRemaining(GroupCounts[] counts) {
@@ -180,6 +183,16 @@ public final class PlanRule {
             return limit - 1;
         }
         return limit == 0 ? -1 : Math.max(0, limit - reserved);
+    }
+
+    /**
+     * The most a budget may hold (spent and reserved) and still admit a request adding
+     * {@code worstCase}: something must be left and the worst case must fit it, so a budget of 0
+     * refuses everything, a free request is refused once the budget is spent, and a worst case above
+     * the budget is refused even on an empty counter (SPEC section 11).
+     */
+    static long moneyAllowance(long budget, long worstCase) {
+        return budget - Math.max(1, worstCase);
     }
 
     /**

@@ -110,7 +110,7 @@ public final class RateLimiter {
         if (modelPlans == null) {
             return policy.rejectUnknownModels()
                     ? admission(Admission.Outcome.UNKNOWN_MODEL, null, null, null)
-                    : Admission.unlimited();
+                    : admitUnconfigured(request);
         }
         String pool = modelPlans.model.poolOf(request.preferred(), request.fallback());
         List<CounterGroup> groups = new ArrayList<>(5);
@@ -144,14 +144,58 @@ public final class RateLimiter {
             groups.set(modelAt, base.get(modelAt).withIncrements(withTokens));
             groups.set(modelAt + 1, base.get(modelAt + 1).withIncrements(withTokens));
         }
-        String requestId = request.requestId() != null ? request.requestId()
-                : instanceId + ':' + Long.toString(nextRequest.incrementAndGet(), 36);
-        long lease = request.callers() != null ? request.callers().leaseMillis() : leaseMillis;
-        Plan plan = new Plan(requestId, request.model(), pool, groups, lease, UsageCost.FREE);
+        Plan plan = new Plan(requestId(request), request.model(), pool, groups, lease(request), UsageCost.FREE);
         for (PlanExtension extension : extensions) {
             PlanExtension.Contribution contribution = extension.contribute(request, estimate);
+            if (contribution.unpriced()) {
+                return unpriced(request);
+            }
             plan = plan.plus(contribution.groups(), contribution.cost());
         }
+        return decide(plan, now, reserved > 0 && request.maxOutputTokens() < 0 && policy.rateLimitType() != RateLimitType.INPUT
+                ? modelPlans.expectedOutput : null);
+    }
+
+    /**
+     * A model without limits of its own: only what the extensions add (budgets apply to every
+     * model); unlimited when they add nothing.
+     */
+    private Admission admitUnconfigured(AdmissionRequest request) {
+        if (extensions.isEmpty()) {
+            return Admission.unlimited();
+        }
+        long now = clock.millis();
+        PlanExtension.TokenEstimate estimate = new UnconfiguredEstimate(request);
+        List<CounterGroup> groups = new ArrayList<>(4);
+        UsageCost cost = UsageCost.FREE;
+        for (PlanExtension extension : extensions) {
+            PlanExtension.Contribution contribution = extension.contribute(request, estimate);
+            if (contribution.unpriced()) {
+                return unpriced(request);
+            }
+            groups.addAll(contribution.groups());
+            cost = contribution.cost() == null ? cost : contribution.cost();
+        }
+        if (groups.isEmpty()) {
+            return Admission.unlimited();
+        }
+        return decide(new Plan(requestId(request), request.model(), "", groups, lease(request), cost), now, null);
+    }
+
+    private Admission unpriced(AdmissionRequest request) {
+        return Admission.unpriced(request.model(), shadow(), store, policy.rateLimitType(), clock, observer);
+    }
+
+    private String requestId(AdmissionRequest request) {
+        return request.requestId() != null ? request.requestId()
+                : instanceId + ':' + Long.toString(nextRequest.incrementAndGet(), 36);
+    }
+
+    private long lease(AdmissionRequest request) {
+        return request.callers() != null ? request.callers().leaseMillis() : leaseMillis;
+    }
+
+    private Admission decide(Plan plan, long now, ExpectedOutput taught) {
         Verdict verdict;
         try {
             verdict = store.decide(plan);
@@ -169,8 +213,6 @@ public final class RateLimiter {
             hints.note(verdict.refusal(), now);
             return admission(Admission.Outcome.REFUSED, plan, verdict, null);
         }
-        ExpectedOutput taught = reserved > 0 && request.maxOutputTokens() < 0 && policy.rateLimitType() != RateLimitType.INPUT
-                ? modelPlans.expectedOutput : null;
         return admission(Admission.Outcome.ADMITTED, plan, verdict, taught);
     }
 
@@ -253,6 +295,20 @@ public final class RateLimiter {
                 case OUTPUT -> outputTokens();
             };
             return Math.min(tpm, Math.max(1, tokens));
+        }
+    }
+
+    /** The tokens of a request for an unconfigured model: its prompt and its {@code max_tokens}, if set. */
+    private record UnconfiguredEstimate(AdmissionRequest request) implements PlanExtension.TokenEstimate {
+
+        @Override
+        public long promptTokens() {
+            return request.prompt().count();
+        }
+
+        @Override
+        public long outputTokens() {
+            return request.maxOutputTokens() < 0 ? 0 : Saturating.multiply(request.maxOutputTokens(), request.n());
         }
     }
 

@@ -36,8 +36,4 @@ public record Settlement(long tokens, long micros, boolean cancel, boolean late)
     public long tokenDelta(long reserved) {
         return cancel ? -reserved : tokens == KEEP ? 0 : tokens - reserved;
     }
-
-    public long microDelta(long reserved) {
-        return cancel ? -reserved : micros == KEEP ? 0 : micros - reserved;
-    }
 }

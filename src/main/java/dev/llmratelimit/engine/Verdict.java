@@ -11,10 +11,23 @@ package dev.llmratelimit.engine;
  * @param saturation  the model's saturation before this request
  * @param resetMillis admitted: milliseconds until the model's window ends; refused: until the
  *                    refusal would clear if no other request came
+ * @param budget      the tightest budget and a reached soft budget ({@link BudgetFigures#NONE} without budgets)
  */
 public record Verdict(Refusal refusal, boolean strict, double saturation,
                       long requestLimit, long requestRemaining, long tokenLimit, long tokenRemaining,
-                      long resetMillis) {
+                      long resetMillis, BudgetFigures budget) {
+
+    public Verdict {
+        if (budget == null) {
+            budget = BudgetFigures.NONE;
+        }
+    }
+
+    public Verdict(Refusal refusal, boolean strict, double saturation, long requestLimit, long requestRemaining,
+                   long tokenLimit, long tokenRemaining, long resetMillis) {
+        this(refusal, strict, saturation, requestLimit, requestRemaining, tokenLimit, tokenRemaining, resetMillis,
+                BudgetFigures.NONE);
+    }
 
     public boolean admitted() {
         return refusal == null;

@@ -55,6 +55,8 @@ public record ErrorResponse(int status, Map<String, String> headers, String type
     public static ErrorResponse refusal(Admission admission, ErrorStyle style) {
         return switch (admission.outcome()) {
             case REFUSED -> rateLimited(admission, style);
+            case UNPRICED_MODEL -> of(400, OpenAiErrors.INVALID_REQUEST, BudgetTexts.PRICE_UNKNOWN,
+                    BudgetTexts.unpriced(admission.model()));
             case UNKNOWN_MODEL -> of(404, OpenAiErrors.INVALID_REQUEST, "model_not_found", "The model is not served here");
             default -> new ErrorResponse(503, Map.of("retry-after", "1"), "service_unavailable", "503",
                     "Rate limiter unavailable; try again shortly");
@@ -65,6 +67,11 @@ public record ErrorResponse(int status, Map<String, String> headers, String type
         Map<String, String> headers = new LinkedHashMap<>();
         RateLimitHeaderValues.refused(admission, headers::put);
         Refusal refusal = admission.refusal();
+        if (refusal.dimension() == Dimension.MONEY) {
+            // SPEC section 11 gives budgets one body, whatever error-style says.
+            return new ErrorResponse(429, Collections.unmodifiableMap(headers), BudgetTexts.BUDGET_EXCEEDED, "429",
+                    BudgetTexts.exceeded(refusal));
+        }
         String message = RefusalMessages.of(admission.plan(), admission.verdict());
         if (style == ErrorStyle.LITELLM) {
             return new ErrorResponse(429, Collections.unmodifiableMap(headers), OpenAiErrors.THROTTLING, "429", message);

@@ -1,6 +1,7 @@
 package dev.llmratelimit.http;
 
 import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.Dimension;
 import dev.llmratelimit.engine.Refusal;
 import dev.llmratelimit.engine.Verdict;
 
@@ -26,12 +27,12 @@ public final class RateLimitHeaderValues {
         if (admission.plan() == null) {
             return;
         }
-        header.accept(PRIORITY, admission.plan().pool());
+        priority(admission, header);
         Verdict verdict = admission.verdict();
         if (verdict == null) {
             return;                                  // fail-open: the pool is known, the figures are not
         }
-        limits(verdict, header);
+        limits(admission, header);
         if (admission.isShadow()) {
             header.accept(SHADOW_DECISION, verdict.admitted() ? "admitted"
                     : "refused; limit=" + limitName(verdict.refusal()) + "; retry-after=" + verdict.retryAfterSeconds());
@@ -40,6 +41,9 @@ public final class RateLimitHeaderValues {
 
     /** {@code model-requests}, {@code pool-tokens}, {@code key-parallel-requests}, {@code team-budget}, ... */
     private static String limitName(Refusal refusal) {
+        if (refusal.dimension() == Dimension.MONEY) {
+            return BudgetTexts.limitName(refusal.group());
+        }
         return refusal.group().kind().label() + '-' + refusal.dimension().label().replace('_', '-');
     }
 
@@ -47,18 +51,28 @@ public final class RateLimitHeaderValues {
     public static void refused(Admission admission, BiConsumer<String, String> header) {
         Verdict verdict = admission.verdict();
         header.accept("retry-after", Long.toString(verdict.retryAfterSeconds()));
-        header.accept(PRIORITY, admission.plan().pool());
-        limits(verdict, header);
+        priority(admission, header);
+        limits(admission, header);
         if (verdict.refusedBy() != null && verdict.refusedBy().isPool()) {
             header.accept("x-ratelimit-saturation", RefusalMessages.percent(verdict.saturation(), 2));
         }
     }
 
+    /** The pool of a configured model (a plan of budgets alone, for an unconfigured model, has none). */
+    private static void priority(Admission admission, BiConsumer<String, String> header) {
+        if (!admission.plan().pool().isEmpty()) {
+            header.accept(PRIORITY, admission.plan().pool());
+        }
+    }
+
     /**
-     * Limit, remaining and reset of each dimension the verdict shows. The reset is the verdict's: an
-     * admitted call's window end, a refusal's time until it clears (what {@code retry-after} rounds up).
+     * Budget figures, then limit, remaining and reset of each dimension the verdict shows. The reset is
+     * the verdict's: an admitted call's window end, a refusal's time until it clears (what
+     * {@code retry-after} rounds up).
      */
-    private static void limits(Verdict verdict, BiConsumer<String, String> header) {
+    private static void limits(Admission admission, BiConsumer<String, String> header) {
+        Verdict verdict = admission.verdict();
+        BudgetTexts.headers(admission.plan(), verdict, header);
         String reset = GoDuration.format(verdict.resetMillis());
         if (verdict.requestLimit() >= 0) {
             header.accept("x-ratelimit-limit-requests", Long.toString(verdict.requestLimit()));

@@ -1,5 +1,7 @@
 package dev.llmratelimit.identity;
 
+import dev.llmratelimit.budget.BudgetIdentity;
+
 /**
  * Who is calling, as far as rate limiting cares: what the caller's metadata says, not yet checked
  * against the configured priorities (the engine falls back from {@link #teamPriority} to
@@ -22,6 +24,11 @@ public record Caller(String principal, String team, String teamPriority, String 
     /** A caller without user and without per-caller limits. */
     public Caller(String principal, String team, String teamPriority, String ownPriority) {
         this(principal, team, teamPriority, ownPriority, null, CallerLimits.NONE);
+    }
+
+    /** The identities this caller's spend counts on: none for an unauthenticated caller. */
+    public BudgetIdentity budgetIdentity() {
+        return principal == null ? BudgetIdentity.NONE : new BudgetIdentity(principal, user, team);
     }
 
     /** Fills each component this caller lacks with the fallback's; this caller's values win, limit by limit. */

@@ -1,5 +1,6 @@
 package dev.llmratelimit.identity;
 
+import dev.llmratelimit.budget.ScopeBudget;
 import dev.llmratelimit.engine.CallerCounter;
 import dev.llmratelimit.engine.CallerPlan;
 import dev.llmratelimit.engine.CallerScope;
@@ -34,6 +35,10 @@ public record CallerLimitPolicy(CallerLimits defaults, long windowMillis, long l
                 continue;
             }
             List<String> segments = PropertyNames.segments(entry.getKey().substring(DEFAULTS.length()));
+            if (segments.size() >= 2 && scopeNamed(segments.get(0)) != null
+                    && ScopeBudget.isBudgetSetting(segments.subList(1, segments.size()))) {
+                continue;                                   // a default budget: BudgetPolicy reads it
+            }
             CallerScope scope = segments.size() == 2 ? scopeNamed(segments.get(0)) : null;
             if (scope == null || !ScopeLimits.isLimitName(segments.get(1))) {
                 throw new PolicyException(entry.getKey(), entry.getValue(), "expected " + DEFAULTS

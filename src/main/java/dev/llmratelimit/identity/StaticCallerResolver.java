@@ -1,5 +1,6 @@
 package dev.llmratelimit.identity;
 
+import dev.llmratelimit.budget.ScopeBudget;
 import dev.llmratelimit.policy.PolicyException;
 import dev.llmratelimit.policy.PolicyParser;
 import dev.llmratelimit.policy.PropertyNames;
@@ -52,6 +53,10 @@ public final class StaticCallerResolver implements CallerResolver {
             String scope = segments.get(0);
             if (!scope.equals(PRINCIPALS) && !scope.equals(USERS) && !scope.equals(TEAMS)) {
                 continue;
+            }
+            if (segments.size() >= 3 && !segments.get(1).isEmpty()
+                    && ScopeBudget.isBudgetSetting(segments.subList(2, segments.size()))) {
+                continue;                                   // a budget: BudgetPolicy reads it
             }
             String expected = switch (scope) {
                 case PRINCIPALS -> "priority, team, user, rpm-limit, tpm-limit or max-parallel-requests";

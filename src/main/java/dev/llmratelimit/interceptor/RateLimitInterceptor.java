@@ -76,7 +76,8 @@ public class RateLimitInterceptor {
         try {
             Caller caller = runtime.callerResolver().resolve(principal(request));
             decide = () -> runtime.limiter().admit(AdmissionRequest.of(call.model(), caller.teamPriority(),
-                    caller.ownPriority()).withCallers(runtime.callerLimits().planFor(caller)));
+                    caller.ownPriority()).withCallers(runtime.callerLimits().planFor(caller))
+                    .withIdentity(caller.budgetIdentity()));
             admission = decide.get();
         } catch (RuntimeException e) {
             INTERNAL_FAILURES.log("Rate limiting failed; call passed through unlimited", e);

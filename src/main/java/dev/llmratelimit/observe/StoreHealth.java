@@ -56,6 +56,13 @@ public final class StoreHealth implements DecisionObserver {
         return kind;
     }
 
+    /** The same health with one more circuit (a second store beside the counter store); counts nothing yet. */
+    public StoreHealth withCircuit(String name, CircuitBreaker breaker) {
+        Map<String, CircuitBreaker> more = new java.util.TreeMap<>(circuits);
+        more.put(name, breaker);
+        return new StoreHealth(kind, more, compensations, clock);
+    }
+
     /** The circuits by name; empty for a store without (memory). */
     public Map<String, CircuitBreaker> circuits() {
         return circuits;

@@ -46,7 +46,7 @@ final class ModelChooser {
                 () -> RequestPromptTokens.count(TokenCounter.forModel(model), chat.shape(), body, body.length),
                 TokenCounter.upperBound(body.length));
         return runtime.limiter().admit(AdmissionRequest.of(model, caller.teamPriority(), caller.ownPriority())
-                .withCallers(runtime.callerLimits().planFor(caller))
+                .withCallers(runtime.callerLimits().planFor(caller)).withIdentity(caller.budgetIdentity())
                 .withTokens(prompt, chat.outputCapPerChoice())
                 .withChoices(chat.n()));
     }

@@ -52,6 +52,10 @@ class InterceptorTest {
                 "models.pooled.reservation.prod", "0.5",
                 "reject-unknown-models", "true"
         ).forEach((name, value) -> System.setProperty("llm.ratelimit." + name, value));
+        // a per-model key budget of $0.10 on "budgeted" at 1000 micro-dollars per token; a call without max_tokens reserves 20 tokens
+        Map.of("models.budgeted.rpm", "100", "prices.budgeted.input", "1000", "prices.budgeted.output", "1000",
+                "prices.budgeted.max-output-tokens", "20", "principals.zed.budgets.budgeted", "0.10"
+        ).forEach((name, value) -> System.setProperty("llm.ratelimit." + name, value));
         for (String model : new String[] {"string", "response", "not-found", "stream-json", "stream-sse", "stream-cut", "events",
                 "object", "map", "failing", "nested", "named"}) {
             System.setProperty("llm.ratelimit.models.tokens-" + model + ".rpm", "100");
@@ -301,6 +305,25 @@ class InterceptorTest {
             TestPrincipals.CURRENT.remove();
         }
         assertThat(ChatService.CALLS).hasValue(1);
+    }
+
+    @Test
+    void aBudgetRefusesAnInterceptedCallOnceItsSpendReachesTheBudget() {
+        // each call costs (30 + 20) x 1000 = 50,000 micro-dollars: two fit in $0.10, the third is refused
+        assertThat(post("/api/service/budgeted", "sk-zed", "ignored").statusCode()).isEqualTo(200);
+        assertThat(post("/api/service/budgeted", "sk-zed", "ignored").statusCode()).isEqualTo(200);
+        HttpResponse<String> refused = post("/api/service/budgeted", "sk-zed", "ignored");
+        String periodEnd = java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC).toLocalDate().withDayOfMonth(1)
+                .plusMonths(1).atStartOfDay(java.time.ZoneOffset.UTC).toInstant().toString();
+        assertThat(refused.statusCode()).isEqualTo(429);
+        assertThat(refused.body()).isEqualTo("{\"error\":{\"message\":\"Budget exceeded for key "
+                + dev.llmratelimit.policy.KeyHash.shortHash("zed") + " on model budgeted: spent $0.1000 of $0.1000"
+                + " in the period ending " + periodEnd + "\",\"type\":\"budget_exceeded\",\"param\":null,\"code\":\"429\"}}");
+        assertThat(Http.header(refused, "x-ratelimit-limit-budget")).isEqualTo("0.1000");
+        assertThat(Http.header(refused, "x-ratelimit-remaining-budget")).isEqualTo("0.0000");
+        assertThat(ChatService.CALLS).hasValue(2);
+        // yan (anonymous to the application's resolver) has no budget: untouched
+        assertThat(post("/api/service/budgeted", "sk-yan", "ignored").statusCode()).isEqualTo(200);
     }
 
     private static HttpResponse<String> post(String path, String apiKey, String model) {

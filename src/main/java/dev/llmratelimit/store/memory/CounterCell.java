@@ -24,10 +24,16 @@ final class CounterCell {
     private Map<String, long[]> previous = new HashMap<>(4);
     /** Request id to lease end. */
     final Map<String, Long> slots = new HashMap<>(4);
+    /** A budget period's reservations, created on first use. */
+    private MoneyReservations reservations;
 
     static final int REQUESTS = 0;
     static final int TOKENS = 1;
+    /** Micro-dollars spent (settled). */
     static final int MICROS = 2;
+    /** Micro-dollars reserved by decisions not yet settled. */
+    static final int RESERVED = 3;
+    private static final int FIGURES = 4;
 
     /** Starts the window {@code now} lies in when the live one has ended (see AdmissionStore). */
     void roll(long now, GroupWindow window) {
@@ -56,7 +62,7 @@ final class CounterCell {
         long[] live = current.get(field);
         long[] before = previous.get(field);
         return new GroupCounts(live == null ? 0 : live[REQUESTS], live == null ? 0 : live[TOKENS],
-                live == null ? 0 : live[MICROS], before == null ? 0 : before[REQUESTS], before == null ? 0 : before[TOKENS],
+                live == null ? 0 : live[MICROS], live == null ? 0 : live[RESERVED], before == null ? 0 : before[REQUESTS], before == null ? 0 : before[TOKENS],
                 inFlight(leaseNow), Math.max(0, end - now), end);
     }
 
@@ -86,7 +92,7 @@ final class CounterCell {
 
     /** The live window's counts of a field, created on first use. */
     long[] live(String field) {
-        return current.computeIfAbsent(field, f -> new long[3]);
+        return current.computeIfAbsent(field, f -> new long[FIGURES]);
     }
 
     /** The counts of the window that ends at {@code windowEnd}, or {@code null} if it no longer counts. */
@@ -99,9 +105,32 @@ final class CounterCell {
             return live(field);
         }
         if (window.sliding() && windowEnd == end - length && now < end) {
-            return previous.computeIfAbsent(field, f -> new long[3]);
+            return previous.computeIfAbsent(field, f -> new long[FIGURES]);
         }
         return null;
+    }
+
+    /** Reserves {@code micros} of the live period for the request until {@code leaseEnd}. */
+    void reserve(String field, String requestId, long micros, long leaseEnd) {
+        if (reservations == null) {
+            reservations = new MoneyReservations();
+        }
+        reservations.hold(requestId, micros, leaseEnd);
+        add(live(field), RESERVED, micros);
+    }
+
+    /** Gives the request's reservation back; returns it, 0 when it expired or was never held. */
+    long release(String field, String requestId) {
+        long micros = reservations == null ? 0 : reservations.release(requestId);
+        add(live(field), RESERVED, -micros);
+        return micros;
+    }
+
+    /** Gives back every reservation whose lease ended at {@code now}. */
+    void expireReservations(String field, long now) {
+        if (reservations != null && !reservations.isEmpty()) {
+            add(live(field), RESERVED, -reservations.sweep(now));
+        }
     }
 
     /** Whether nothing in the cell counts any more at {@code now}. */

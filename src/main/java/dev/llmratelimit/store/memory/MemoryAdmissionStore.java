@@ -84,6 +84,9 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 if (group.window().counts()) {
                     cell.roll(now, group.window());
                 }
+                if (group.countsMoney()) {
+                    cell.expireReservations(field(group), now);
+                }
                 counts[i] = cell.read(field(group), now, now);
             }
             Verdict verdict = PlanRule.decide(plan, counts);
@@ -107,7 +110,9 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             long[] live = cell.live(field(group));
             CounterCell.add(live, CounterCell.REQUESTS, add.requests());
             CounterCell.add(live, CounterCell.TOKENS, add.tokens());
-            CounterCell.add(live, CounterCell.MICROS, add.micros());
+            if (add.micros() > 0) {
+                cell.reserve(field(group), plan.requestId(), add.micros(), now + plan.leaseMillis());
+            }
         }
         if (add.slot()) {
             cell.slots.put(plan.requestId(), now + plan.leaseMillis());
@@ -132,7 +137,9 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 CounterGroup group = groups.get(i);
                 CounterCell cell = held[i];
                 cell.slots.remove(plan.requestId());
-                if (group.window().counts()) {
+                if (group.countsMoney()) {
+                    settleMoney(group, cell, plan.requestId(), settlement, now);
+                } else if (group.window().counts()) {
                     settleCounts(group, cell, applied == null ? null : applied.windowEnds[i], settlement, now);
                 }
             }
@@ -153,7 +160,6 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             if (counted != null) {
                 CounterCell.add(counted, CounterCell.REQUESTS, -applied.requests());
                 CounterCell.add(counted, CounterCell.TOKENS, -applied.tokens());
-                CounterCell.add(counted, CounterCell.MICROS, -applied.micros());
             }
             return;
         }
@@ -164,12 +170,19 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 CounterCell.add(target, CounterCell.TOKENS, delta);
             }
         }
-        if (group.countsMoney()) {
-            long delta = settlement.microDelta(applied.micros());
-            long[] target = applied.micros() > 0 ? counted : liveCounts(cell, field, now, group);
-            if (target != null && delta != 0) {
-                CounterCell.add(target, CounterCell.MICROS, delta);
-            }
+    }
+
+    /**
+     * A budget period: the request's reservation is given back unless its lease already gave it
+     * back, and (unless cancelled) the cost is spent, once: a settlement after the lease ended
+     * neither refunds twice nor charges twice. {@link Settlement#KEEP} spends the worst case.
+     */
+    private static void settleMoney(CounterGroup group, CounterCell cell, String requestId, Settlement settlement, long now) {
+        String field = field(group);
+        cell.release(field, requestId);
+        if (!settlement.cancel()) {
+            long spent = settlement.micros() == Settlement.KEEP ? group.increments().micros() : settlement.micros();
+            CounterCell.add(liveCounts(cell, field, now, group), CounterCell.MICROS, spent);
         }
     }
 

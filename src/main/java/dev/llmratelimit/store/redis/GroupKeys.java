@@ -19,23 +19,27 @@ import java.util.Base64;
  *       caller under its own hash tag. The dot never occurs in base64url, so no caller tag is a
  *       model's.</li>
  *   <li>A budget: {@code <prefix>{b.<base64url(id)>}[:<base64url(member)>]:<base64url(period)>},
- *       field {@code m}: the period is part of the identity, so periods roll without a job.</li>
+ *       fields {@code m} (spent) and {@code mr} (reserved): the period is part of the identity, so
+ *       periods roll without a job. Its reservations, the sorted set of the same key with {@code :l}
+ *       (member {@code <micro-dollars>:<request id>}, score its lease end), are swept at every
+ *       decision on the budget, so a reservation never settled expires with its lease.</li>
  * </ul>
  * A request's marker is the first key of its script call with {@code :req:<request id>}.
  *
  * @param hash   the hash of the group's counters, {@code null} for a group without counters
  * @param slots  the sorted set of its parallel slots, {@code null} for a group without slots
+ * @param leases the sorted set of its money reservations, {@code null} for a group without money
  * @param suffix the fields' suffix inside the hash
  * @param tag    the hash tag: groups with equal tags are in one cluster slot
  */
-record GroupKeys(String hash, String slots, String suffix, String tag) {
+record GroupKeys(String hash, String slots, String leases, String suffix, String tag) {
 
     private static final Base64.Encoder BASE64URL = Base64.getUrlEncoder().withoutPadding();
 
     static GroupKeys of(String prefix, CounterGroup group) {
         if (group.kind() == GroupKind.MODEL || group.kind() == GroupKind.POOL) {
             String key = modelKey(prefix, group.id());
-            return new GroupKeys(key, null, group.kind() == GroupKind.POOL ? ":" + group.member() : "",
+            return new GroupKeys(key, null, null, group.kind() == GroupKind.POOL ? ":" + group.member() : "",
                     key.substring(prefix.length()));
         }
         String tag = "{" + group.kind().code() + "." + encode(group.id()) + "}";
@@ -48,7 +52,7 @@ record GroupKeys(String hash, String slots, String suffix, String tag) {
             hash += ":" + encode(group.window().periodId());
         }
         return new GroupKeys(group.window().counts() ? hash : null, group.limits().limitsParallel() ? base + ":s" : null,
-                "", tag);
+                group.countsMoney() ? hash + ":l" : null, "", tag);
     }
 
     static String modelKey(String prefix, String model) {

@@ -29,7 +29,7 @@ public final class RedisAdmissionStore implements AdmissionStore {
     static final LuaScript ADMIT = LuaScript.fromResources("window.lua", "admit.lua");
     static final LuaScript SETTLE = LuaScript.fromResources("window.lua", "settle.lua");
     static final LuaScript SNAPSHOT = LuaScript.fromResources("window.lua", "snapshot.lua");
-    private static final int COUNTS_PER_GROUP = 8;
+    private static final int COUNTS_PER_GROUP = 9;
 
     private final ScriptRunner redis;
     private final boolean cluster;
@@ -79,7 +79,7 @@ public final class RedisAdmissionStore implements AdmissionStore {
         for (int i = 0; i < counts.length; i++) {
             int at = 2 + i * COUNTS_PER_GROUP;
             counts[i] = new GroupCounts(read.get(at), read.get(at + 1), read.get(at + 2), read.get(at + 3),
-                    read.get(at + 4), read.get(at + 5), read.get(at + 6), read.get(at + 7));
+                    read.get(at + 4), read.get(at + 5), read.get(at + 6), read.get(at + 7), read.get(at + 8));
         }
         // The script decided and counted; the verdict's figures come from the one Java rule.
         Verdict verdict = PlanRule.decide(call.subPlan, counts);
@@ -99,9 +99,10 @@ public final class RedisAdmissionStore implements AdmissionStore {
     /** The verdict with its refusal's index in the whole plan. */
     private static Verdict remapped(SlotCall call, Verdict verdict) {
         Refusal r = verdict.refusal();
-        Refusal inPlan = new Refusal(call.planIndexes[r.index()], r.group(), r.dimension(), r.limit(), r.current(), r.resetMillis());
+        Refusal inPlan = r.at(call.planIndexes[r.index()], r.resetMillis());
         return new Verdict(inPlan, verdict.strict(), verdict.saturation(), verdict.requestLimit(),
-                verdict.requestRemaining(), verdict.tokenLimit(), verdict.tokenRemaining(), verdict.resetMillis());
+                verdict.requestRemaining(), verdict.tokenLimit(), verdict.tokenRemaining(), verdict.resetMillis(),
+                verdict.budget());
     }
 
     private void cancel(List<SlotCall> calls) {

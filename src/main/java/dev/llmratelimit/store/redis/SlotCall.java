@@ -25,6 +25,7 @@ final class SlotCall {
     final List<Object> keys;
     private final int[] hashIndex;
     private final int[] slotsIndex;
+    private final int[] leasesIndex;
     private final String[] suffix;
 
     private SlotCall(Plan plan, List<Integer> indexes, List<GroupKeys> groupKeys) {
@@ -37,11 +38,13 @@ final class SlotCall {
         Map<String, Integer> keyIndex = new LinkedHashMap<>();
         hashIndex = new int[planIndexes.length];
         slotsIndex = new int[planIndexes.length];
+        leasesIndex = new int[planIndexes.length];
         suffix = new String[planIndexes.length];
         for (int i = 0; i < planIndexes.length; i++) {
             GroupKeys k = groupKeys.get(planIndexes[i]);
             hashIndex[i] = k.hash() == null ? 0 : keyIndex.computeIfAbsent(k.hash(), h -> keyIndex.size() + 1);
             slotsIndex[i] = k.slots() == null ? 0 : keyIndex.computeIfAbsent(k.slots(), h -> keyIndex.size() + 1);
+            leasesIndex[i] = k.leases() == null ? 0 : keyIndex.computeIfAbsent(k.leases(), h -> keyIndex.size() + 1);
             suffix[i] = k.suffix();
         }
         keys = new ArrayList<>(keyIndex.size() + 1);
@@ -78,7 +81,7 @@ final class SlotCall {
     Object[] admitArgs() {
         List<CounterGroup> groups = subPlan.groups();
         int model = subPlan.modelIndex() + 1;
-        Object[] args = new Object[3 + groups.size() * 17];
+        Object[] args = new Object[3 + groups.size() * 18];
         args[0] = subPlan.requestId();
         args[1] = Long.toString(subPlan.leaseMillis());
         args[2] = Integer.toString(groups.size());
@@ -111,7 +114,7 @@ final class SlotCall {
 
     Object[] settleArgs(Settlement settlement) {
         List<CounterGroup> groups = subPlan.groups();
-        Object[] args = new Object[7 + groups.size() * 11];
+        Object[] args = new Object[7 + groups.size() * 12];
         args[0] = subPlan.requestId();
         args[1] = Long.toString(subPlan.leaseMillis());
         args[2] = Integer.toString(groups.size());
@@ -136,6 +139,7 @@ final class SlotCall {
     private int windowArgs(Object[] args, int a, int i, GroupWindow window) {
         args[a++] = Integer.toString(hashIndex[i]);
         args[a++] = Integer.toString(slotsIndex[i]);
+        args[a++] = Integer.toString(leasesIndex[i]);
         args[a++] = suffix[i];
         args[a++] = Long.toString(window.millis());
         args[a++] = window.sliding() ? "1" : "0";

@@ -6,12 +6,15 @@
 -- and deletes the marker. No marker (never applied, already settled, or its lease ended): a cancel
 -- leaves the tombstone 'x' (a late admit.lua obeys it); a late settlement records its usage in the
 -- live windows; anything else does nothing. Runs after window.lua.
--- KEYS     as admit.lua: the groups' hashes and slot sets, then the marker
+-- A budget's money: the request's reservation is given back unless its lease gave it back
+-- already (exactly one ZREM of its member succeeds), and the cost is spent ('m'), once: -1 spends
+-- the worst case reserved.
+-- KEYS     as admit.lua: the groups' hashes, slot sets and lease sets, then the marker
 -- ARGV     request id, lease ms, group count, tokens (-1: keep reservations), micros (-1: keep),
 --          cancel (1/0), late (1/0), then per group (GROUP_ARGS values): hash index, slot set
---          index, field suffix, window ms, sliding, period end, increments requests, tokens,
---          micros, counts tokens (1/0), counts money (1/0)
-local GROUP_ARGS = 11
+--          index, lease set index, field suffix, window ms, sliding, period end, increments
+--          requests, tokens, micros, counts tokens (1/0), counts money (1/0)
+local GROUP_ARGS = 12
 local requestId = ARGV[1]
 local lease = tonumber(ARGV[2])
 local n = tonumber(ARGV[3])
@@ -69,10 +72,11 @@ end
 for i = 1, n do
     local base = 7 + (i - 1) * GROUP_ARGS
     local group = {
-        hash = tonumber(ARGV[base + 1]), slots = tonumber(ARGV[base + 2]), suffix = ARGV[base + 3],
-        window = tonumber(ARGV[base + 4]), sliding = ARGV[base + 5] == '1', periodEnd = tonumber(ARGV[base + 6]),
-        incReq = tonumber(ARGV[base + 7]), incTok = tonumber(ARGV[base + 8]), incMic = tonumber(ARGV[base + 9]),
-        countsTokens = ARGV[base + 10] == '1', countsMoney = ARGV[base + 11] == '1'
+        hash = tonumber(ARGV[base + 1]), slots = tonumber(ARGV[base + 2]), leases = tonumber(ARGV[base + 3]),
+        suffix = ARGV[base + 4],
+        window = tonumber(ARGV[base + 5]), sliding = ARGV[base + 6] == '1', periodEnd = tonumber(ARGV[base + 7]),
+        incReq = tonumber(ARGV[base + 8]), incTok = tonumber(ARGV[base + 9]), incMic = tonumber(ARGV[base + 10]),
+        countsTokens = ARGV[base + 11] == '1', countsMoney = ARGV[base + 12] == '1'
     }
     if group.slots > 0 then
         redis.call('ZREM', KEYS[group.slots], requestId)
@@ -85,15 +89,26 @@ for i = 1, n do
         if applied then
             counted = countedIn(key, group, ends[i])
         end
-        if cancel then
+        if group.countsMoney then
+            if group.leases > 0 and group.incMic > 0
+                and redis.call('ZREM', KEYS[group.leases], string.format('%d', group.incMic) .. ':' .. requestId) == 1 then
+                addClamped(key, 'mr' .. s, -group.incMic)
+            end
+            if not cancel then
+                local spent = micros
+                if spent < 0 then
+                    spent = group.incMic
+                end
+                liveWindow(key, group)
+                addClamped(key, 'm' .. s, spent)
+            end
+        elseif cancel then
             if counted ~= nil then
                 addClamped(key, counted .. 'r' .. s, -group.incReq)
                 addClamped(key, counted .. 't' .. s, -group.incTok)
-                addClamped(key, 'm' .. s, -group.incMic)
             end
         else
             local reservedTok = applied and group.incTok or 0
-            local reservedMic = applied and group.incMic or 0
             if group.countsTokens and tokens >= 0 then
                 local target = counted
                 if reservedTok == 0 then
@@ -101,15 +116,6 @@ for i = 1, n do
                 end
                 if target ~= nil then
                     addClamped(key, target .. 't' .. s, tokens - reservedTok)
-                end
-            end
-            if group.countsMoney and micros >= 0 then
-                local target = counted
-                if reservedMic == 0 then
-                    target = liveWindow(key, group)
-                end
-                if target ~= nil then
-                    addClamped(key, 'm' .. s, micros - reservedMic)
                 end
             end
         end

@@ -1,0 +1,90 @@
+package dev.llmratelimit.engine;
+
+import dev.llmratelimit.budget.BudgetAdmission;
+import dev.llmratelimit.budget.BudgetLine;
+import dev.llmratelimit.budget.BudgetPolicy;
+import dev.llmratelimit.budget.ModelPrice;
+import dev.llmratelimit.usage.Usage;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Budgets (SPEC section 11) as counter groups of the one admission plan: one {@link GroupKind#BUDGET}
+ * group per budget that applies to the request's identity and model (key, user, team; a scope's
+ * whole spend and its per-model budget), for every model, configured or not. A hard budget is
+ * enforced; a soft one is a tracked group of its own counter that only reports. In {@code reserve}
+ * admission each group adds the request's worst-case cost, settled to the actual cost after the
+ * call; in {@code recorded} admission nothing is added before the call. A budget that applies to a
+ * model without a price makes the request {@link Contribution#UNPRICED}: an unknown price is never free.
+ */
+public final class BudgetExtension implements PlanExtension {
+
+    private static final ThrottledLog UNPRICED_CHARGES = new ThrottledLog(BudgetExtension.class, System.Logger.Level.WARNING);
+    /** Tells a soft budget's counter apart from the hard budget of the same scope and model. */
+    public static final String SOFT = "soft:";
+
+    private final BudgetPolicy policy;
+    private final Clock clock;
+
+    public BudgetExtension(BudgetPolicy policy, Clock clock) {
+        this.policy = policy;
+        this.clock = clock;
+    }
+
+    @Override
+    public Contribution contribute(AdmissionRequest request, TokenEstimate tokens) {
+        List<BudgetLine> lines = policy.linesFor(request.identity(), request.model(), clock.millis());
+        if (lines.isEmpty()) {
+            return Contribution.NONE;
+        }
+        ModelPrice own = policy.prices().priceOf(request.model());
+        ModelPrice price = own != null ? own : policy.prices().unpriced();
+        if (price == null) {
+            return Contribution.UNPRICED;
+        }
+        if (own == null) {
+            UNPRICED_CHARGES.log("A budgeted request for a model without a price is charged the budget.unpriced price", null);
+        }
+        long worstCase = policy.admission() == BudgetAdmission.RESERVE ? worstCase(price, request, tokens) : 0;
+        Increments add = new Increments(0, 0, worstCase, false);
+        List<CounterGroup> groups = new ArrayList<>(lines.size() + 1);
+        for (BudgetLine line : lines) {
+            GroupWindow period = GroupWindow.period(Long.toString(line.periodStart()), line.periodEnd());
+            String id = groupId(line);
+            if (line.hasLimit()) {
+                groups.add(new CounterGroup(GroupKind.BUDGET, id, line.model(), period,
+                        new Limits(Limits.NONE, Limits.NONE, Limits.NONE, line.limit()), Enforcement.ALWAYS, add));
+            }
+            if (line.soft() >= 0) {
+                groups.add(new CounterGroup(GroupKind.BUDGET, SOFT + id, line.model(), period,
+                        new Limits(Limits.NONE, Limits.NONE, Limits.NONE, line.soft()), Enforcement.TRACKED, add));
+            }
+        }
+        return new Contribution(groups, usage -> cost(price, usage));
+    }
+
+    /** {@code <scope code>:<subject>}: the kind is BUDGET for every scope, so the id names the scope. */
+    static String groupId(BudgetLine line) {
+        return line.scope().code() + ":" + line.subject();
+    }
+
+    /**
+     * The prompt at the input price plus the most output the request may produce ({@code max_tokens}
+     * of every choice, else the price's {@code max-output-tokens}, else {@code budget.max-output-tokens})
+     * at the output price; never more than the stores count.
+     */
+    private long worstCase(ModelPrice price, AdmissionRequest request, TokenEstimate tokens) {
+        long perChoice = request.maxOutputTokens() >= 0 ? request.maxOutputTokens()
+                : price.maxOutputTokens() > 0 ? price.maxOutputTokens() : policy.defaultMaxOutputTokens();
+        long prompt = price.input() > 0 ? Math.max(0, tokens.promptTokens()) : 0;
+        return Saturating.clamp(price.costMicros(prompt, 0, 0, Saturating.multiply(perChoice, request.n())));
+    }
+
+    /** The micro-dollars the usage costs: uncached prompt, cached prompt and completion at the model's prices. */
+    static long cost(ModelPrice price, Usage usage) {
+        long cached = Math.min(Math.max(0, usage.cachedPromptTokens()), Math.max(0, usage.promptTokens()));
+        return Saturating.clamp(price.costMicros(usage.promptTokens() - cached, cached, 0, usage.completionTokens()));
+    }
+}

@@ -1,0 +1,103 @@
+package dev.llmratelimit.servlet;
+
+import dev.llmratelimit.config.RateLimitRuntime;
+import dev.llmratelimit.testsupport.FilterServer;
+import dev.llmratelimit.testsupport.Http;
+import dev.llmratelimit.testsupport.MutableClock;
+import org.junit.jupiter.api.Test;
+
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+
+import static dev.llmratelimit.testsupport.Policies.properties;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Budgets through the filter in an embedded Tomcat over real HTTP: the answers of SPEC section 11, exact to the micro-dollar. */
+class BudgetFilterTest {
+
+    private static final String MAX_20 = "{\"model\":\"plain\",\"max_tokens\":20,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}";
+
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-12-15T10:00:00Z").toEpochMilli());
+
+    private FilterServer server(ScriptedChatServlet app, String... extra) throws Exception {
+        String[] lines = new String[extra.length + 4];
+        lines[0] = "prices.plain.input=0";
+        lines[1] = "prices.plain.output=500";                  // 500 micro-dollars per completion token
+        lines[2] = "principals.alice.team=team-a";
+        lines[3] = "principals.bob.budget=0";
+        System.arraycopy(extra, 0, lines, 4, extra.length);
+        RateLimitRuntime runtime = RateLimitRuntime.create(properties(lines), null, clock);
+        return new FilterServer(runtime, Map.of("sk-alice", "alice", "sk-bob", "bob", "sk-zoe", "zoe"), app,
+                "/v1/chat/completions");
+    }
+
+    @Test
+    void everyAnswerCarriesTheBudgetAndTheRefusalNamesScopeSpendBudgetAndPeriodEnd() throws Exception {
+        ScriptedChatServlet app = new ScriptedChatServlet();
+        try (FilterServer server = server(app, "teams.team-a.budget=0.03")) {
+            Http http = server.http();
+            String[] remaining = new String[3];
+            for (int i = 0; i < 3; i++) {
+                HttpResponse<String> admitted = http.post("/v1/chat/completions", "sk-alice", MAX_20);
+                assertThat(admitted.statusCode()).isEqualTo(200);
+                assertThat(Http.header(admitted, "x-ratelimit-limit-budget")).isEqualTo("0.0300");
+                remaining[i] = Http.header(admitted, "x-ratelimit-remaining-budget");
+            }
+            // each call reserves its worst case, 20 x 500 = 10,000 micro-dollars, and settles at 20 completion tokens
+            assertThat(remaining).containsExactly("0.0200", "0.0100", "0.0000");
+            HttpResponse<String> refused = http.post("/v1/chat/completions", "sk-alice", MAX_20);
+            assertThat(refused.statusCode()).isEqualTo(429);
+            assertThat(refused.body()).isEqualTo("{\"error\":{\"message\":\"Budget exceeded for team team-a: spent $0.0300"
+                    + " of $0.0300 in the period ending 2027-01-01T00:00:00Z\",\"type\":\"budget_exceeded\",\"param\":null,"
+                    + "\"code\":\"429\"}}");
+            assertThat(Http.header(refused, "retry-after")).isEqualTo(Long.toString(16 * 86400 + 14 * 3600));
+            assertThat(Http.header(refused, "x-ratelimit-remaining-budget")).isEqualTo("0.0000");
+            assertThat(app.calls.get()).isEqualTo(3);
+            clock.advance(Duration.ofDays(17));                                   // January: a new period
+            assertThat(http.post("/v1/chat/completions", "sk-alice", MAX_20).statusCode()).isEqualTo(200);
+            // no budget for zoe: untouched, no budget headers
+            HttpResponse<String> unbudgeted = http.post("/v1/chat/completions", "sk-zoe", MAX_20);
+            assertThat(unbudgeted.statusCode()).isEqualTo(200);
+            assertThat(Http.header(unbudgeted, "x-ratelimit-limit-budget")).isNull();
+        }
+    }
+
+    @Test
+    void anUnpricedModelIsRefusedWith400AndAZeroBudgetRefusesShowingTheKeyAsItsHash() throws Exception {
+        ScriptedChatServlet app = new ScriptedChatServlet();
+        try (FilterServer server = server(app, "teams.team-a.budget=100")) {
+            Http http = server.http();
+            HttpResponse<String> unpriced = http.post("/v1/chat/completions", "sk-alice", FilterServer.chat("gpt-unpriced"));
+            assertThat(unpriced.statusCode()).isEqualTo(400);
+            assertThat(unpriced.body()).isEqualTo("{\"error\":{\"message\":\"Model gpt-unpriced has no price, so the budget"
+                    + " that applies to this request cannot be enforced; the request is refused rather than treated as free\","
+                    + "\"type\":\"invalid_request_error\",\"param\":null,\"code\":\"model_price_unknown\"}}");
+            HttpResponse<String> zero = http.post("/v1/chat/completions", "sk-bob", MAX_20);
+            assertThat(zero.statusCode()).isEqualTo(429);
+            assertThat(zero.body()).contains("Budget exceeded for key sha256:" + sha12("bob")
+                    + ": spent $0.0000 of $0.0000 in the period ending 2027-01-01T00:00:00Z").doesNotContain("\"bob\"");
+            assertThat(app.calls.get()).isZero();
+        }
+    }
+
+    @Test
+    void shadowModeReportsTheBudgetRefusalAndLetsTheCallThrough() throws Exception {
+        ScriptedChatServlet app = new ScriptedChatServlet();
+        try (FilterServer server = server(app, "teams.team-a.budget=0.01", "mode=shadow")) {
+            Http http = server.http();
+            assertThat(http.post("/v1/chat/completions", "sk-alice", MAX_20).statusCode()).isEqualTo(200);
+            HttpResponse<String> over = http.post("/v1/chat/completions", "sk-alice", MAX_20);
+            assertThat(over.statusCode()).isEqualTo(200);
+            assertThat(Http.header(over, "x-ratelimit-shadow-decision")).isEqualTo("refused; limit=team-budget; retry-after="
+                    + (16 * 86400 + 14 * 3600));
+            assertThat(app.calls.get()).isEqualTo(2);
+        }
+    }
+
+    private static String sha12(String text) throws Exception {
+        byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return java.util.HexFormat.of().formatHex(digest, 0, 6);
+    }
+}
