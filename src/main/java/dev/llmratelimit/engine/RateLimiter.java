@@ -169,12 +169,12 @@ public final class RateLimiter {
             hints.note(verdict.refusal(), now);
             return admission(Admission.Outcome.REFUSED, plan, verdict, null);
         }
-        ExpectedOutput taught = reserved > 0 && request.maxOutputTokens() < 0 && policy.rateLimitType() != RateLimitType.INPUT
-                ? modelPlans.expectedOutput : null;
+        ExpectedOutput.Lesson taught = reserved > 0 && request.maxOutputTokens() < 0 && policy.rateLimitType() != RateLimitType.INPUT
+                ? modelPlans.expectedOutput.lessonFor(request.n()) : null;
         return admission(Admission.Outcome.ADMITTED, plan, verdict, taught);
     }
 
-    private Admission admission(Admission.Outcome outcome, Plan plan, Verdict verdict, ExpectedOutput taught) {
+    private Admission admission(Admission.Outcome outcome, Plan plan, Verdict verdict, ExpectedOutput.Lesson taught) {
         return new Admission(outcome, plan, verdict, shadow(), store, policy.rateLimitType(), taught, clock, observer);
     }
 
