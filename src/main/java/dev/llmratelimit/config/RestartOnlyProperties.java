@@ -19,7 +19,7 @@ final class RestartOnlyProperties {
     private static final System.Logger LOG = System.getLogger(RateLimitRuntime.class.getName());
 
     private static final Set<String> NAMES = Set.of(PolicyParser.PREFIX + "store", RuntimeConfiguration.RELOAD_INTERVAL,
-            CircuitBreakerSettings.FAILURE_THRESHOLD, CircuitBreakerSettings.BACKOFF,
+            CircuitBreakerSettings.FAILURE_THRESHOLD, CircuitBreakerSettings.BACKOFF, CircuitBreakerSettings.PROBE_INTERVAL,
             PolicyParser.PREFIX + "max-waiters", PolicyParser.PREFIX + "wait-poll-interval");
 
     private RestartOnlyProperties() {

@@ -39,7 +39,7 @@ public final class Admission {
     private final boolean shadow;
     private final AdmissionStore store;
     private final RateLimitType rateLimitType;
-    private final ExpectedOutput expectedOutput;
+    private final ExpectedOutput.Lesson expectedOutput;
     private final Clock clock;
     private final DecisionObserver observer;
     private final long decidedAt;
@@ -47,11 +47,11 @@ public final class Admission {
     private String unpricedModel;
 
     /**
-     * @param expectedOutput the expectation the estimate used, taught by the response; {@code null} if none
+     * @param expectedOutput what the response teaches the expectation the estimate used; {@code null} if none
      * @param observer       told of the usage and of a settlement the store failed
      */
     Admission(Outcome outcome, Plan plan, Verdict verdict, boolean shadow, AdmissionStore store,
-              RateLimitType rateLimitType, ExpectedOutput expectedOutput, Clock clock, DecisionObserver observer) {
+              RateLimitType rateLimitType, ExpectedOutput.Lesson expectedOutput, Clock clock, DecisionObserver observer) {
         this.outcome = outcome;
         this.plan = plan;
         this.verdict = verdict;

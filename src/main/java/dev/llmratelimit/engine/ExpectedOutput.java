@@ -23,7 +23,18 @@ final class ExpectedOutput {
         return (long) Math.ceil(Double.longBitsToDouble(averageBits.get()));
     }
 
-    void learn(long completionTokens) {
+    /** What the response to a request of {@code choices} completions will teach: their mean per choice. */
+    Lesson lessonFor(int choices) {
+        return new Lesson(this, Math.max(1, choices));
+    }
+
+    record Lesson(ExpectedOutput expected, int choices) {
+        void learn(long completionTokens) {
+            expected.learn((double) completionTokens / choices);
+        }
+    }
+
+    private void learn(double completionTokens) {
         while (true) {
             long bits = averageBits.get();
             double average = Double.longBitsToDouble(bits);

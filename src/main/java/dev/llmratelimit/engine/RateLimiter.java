@@ -153,7 +153,7 @@ public final class RateLimiter {
             plan = plan.plus(contribution.groups(), contribution.cost());
         }
         return decide(plan, now, reserved > 0 && request.maxOutputTokens() < 0 && policy.rateLimitType() != RateLimitType.INPUT
-                ? modelPlans.expectedOutput : null);
+                ? modelPlans.expectedOutput.lessonFor(request.n()) : null);
     }
 
     /**
@@ -195,7 +195,7 @@ public final class RateLimiter {
         return request.callers() != null ? request.callers().leaseMillis() : leaseMillis;
     }
 
-    private Admission decide(Plan plan, long now, ExpectedOutput taught) {
+    private Admission decide(Plan plan, long now, ExpectedOutput.Lesson taught) {
         Verdict verdict;
         try {
             verdict = store.decide(plan);
@@ -216,7 +216,7 @@ public final class RateLimiter {
         return admission(Admission.Outcome.ADMITTED, plan, verdict, taught);
     }
 
-    private Admission admission(Admission.Outcome outcome, Plan plan, Verdict verdict, ExpectedOutput taught) {
+    private Admission admission(Admission.Outcome outcome, Plan plan, Verdict verdict, ExpectedOutput.Lesson taught) {
         return new Admission(outcome, plan, verdict, shadow(), store, policy.rateLimitType(), taught, clock, observer);
     }
 

@@ -47,9 +47,22 @@ public final class CompensatingAdmissionStore implements AdmissionStore {
             // The store stopped answering while the queue was sent: a second call would only add its timeout.
             throw StoreUnavailableException.notRun("The store did not answer a pending compensation");
         }
-        Verdict verdict;
+        Verdict verdict = decideOnce(plan);
+        if (!healthy) {
+            // The store is back: give back what the decisions it ran late took, then decide again
+            // if this one was refused, since the refusal may be theirs (a refused decision counted nothing).
+            healthy = true;
+            if (!pending.isEmpty() && drain() > 0 && !verdict.admitted()) {
+                verdict = decideOnce(plan);
+            }
+        }
+        return verdict;
+    }
+
+    /** One decision; one that may have run without its answer arriving is queued to be cancelled. */
+    private Verdict decideOnce(Plan plan) {
         try {
-            verdict = delegate.decide(plan);
+            return delegate.decide(plan);
         } catch (StoreUnavailableException e) {
             failed();
             if (e.mayHaveRun()) {
@@ -60,15 +73,6 @@ public final class CompensatingAdmissionStore implements AdmissionStore {
             queue(plan, Settlement.CANCEL, "a decision that failed unexpectedly");
             throw e;
         }
-        if (!healthy) {
-            // The store is back: give back what the decisions it ran late took, then decide again
-            // if this one was refused, since the refusal may be theirs (a refused decision counted nothing).
-            healthy = true;
-            if (!pending.isEmpty() && drain() > 0 && !verdict.admitted()) {
-                verdict = delegate.decide(plan);
-            }
-        }
-        return verdict;
     }
 
     private void failed() {
@@ -120,6 +124,11 @@ public final class CompensatingAdmissionStore implements AdmissionStore {
             }
         }
         return applied;
+    }
+
+    @Override
+    public ModelCounters snapshot(ModelGroups model) {
+        return delegate.snapshot(model);
     }
 
     /** The queue, for metrics: how many are pending and what became of the others. */

@@ -77,6 +77,18 @@ class TokenEstimateTest {
     }
 
     @Test
+    void aResponseOfSeveralChoicesTeachesItsMeanPerChoice() {
+        RateLimiter limiter = limiter("models.m.tpm=100000", "token-admission=reserve", "expected-output-tokens=100");
+        Admission four = limiter.admit(AdmissionRequest.of("m", null, null)
+                .withTokens(PromptTokens.known(10), UNKNOWN_OUTPUT).withChoices(4));
+        assertThat(four.reservedTokens()).isEqualTo(10 + 4 * 100);
+        four.complete(new Usage(10, 4 * 180, 0));                                  // 180 per choice: 100 + 80 / 8 = 110
+        assertThat(admit(limiter, "m", null, null, 0, UNKNOWN_OUTPUT).reservedTokens()).isEqualTo(110);
+        assertThat(limiter.admit(AdmissionRequest.of("m", null, null).withTokens(PromptTokens.known(0), UNKNOWN_OUTPUT)
+                .withChoices(4)).reservedTokens()).isEqualTo(4 * 110);
+    }
+
+    @Test
     void howTheCallEndsDecidesWhatStaysCounted() {
         RateLimiter limiter = limiter("models.m.tpm=10000", "token-admission=reserve");
         admit(limiter, "m", null, null, 100, 100).complete(new Usage(100, 30, 20));     // 110 counts

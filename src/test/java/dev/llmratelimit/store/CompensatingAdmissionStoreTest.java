@@ -130,11 +130,32 @@ class CompensatingAdmissionStoreTest {
         assertThat(pending.count(PendingCompensations.Fate.APPLIED)).isEqualTo(CompensatingAdmissionStore.DRAIN_PER_CALL + 7);
     }
 
+    @Test
+    void aDecisionAskedAgainAfterRecoveryThatGetsNoAnswerIsCancelledToo() {
+        RateLimiter limiter = new RateLimiter(policy("models.m.rpm=1"), store);
+        stalling.stalled = true;
+        admit(limiter, "m", null);                     // runs and takes the one request; the answer is lost
+        stalling.stalled = false;
+        // Refused by the lost decision's count; its cancel is sent; asked again, that answer is lost too.
+        stalling.stallDecisionsFrom = stalling.decisions + 2;   // the next request's second decision
+        assertThat(admit(limiter, "m", null).outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_OPEN);
+        assertThat(pending.size()).isEqualTo(1);
+        stalling.stallDecisionsFrom = Integer.MAX_VALUE;
+
+        Admission served = admit(limiter, "m", null);
+        assertThat(served.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(pending.size()).isZero();
+        assertThat(admit(limiter, "m", null).refusal().dimension()).isEqualTo(Dimension.REQUESTS);   // exactly 1 counted
+    }
+
     /** A store whose commands run but whose answers are lost while stalled (a timeout). */
     private static final class StallingStore implements AdmissionStore {
         private final AdmissionStore delegate;
         volatile boolean stalled;
         volatile int calls;
+        volatile int decisions;
+        /** Decisions from this one on lose their answers too. */
+        volatile int stallDecisionsFrom = Integer.MAX_VALUE;
 
         StallingStore(AdmissionStore delegate) {
             this.delegate = delegate;
@@ -144,7 +165,8 @@ class CompensatingAdmissionStoreTest {
         public Verdict decide(Plan plan) {
             calls++;
             Verdict verdict = delegate.decide(plan);
-            if (stalled) {
+            decisions++;
+            if (stalled || decisions >= stallDecisionsFrom) {
                 throw new StoreUnavailableException("timed out", null);
             }
             return verdict;
