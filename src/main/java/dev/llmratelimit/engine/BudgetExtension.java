@@ -3,6 +3,7 @@ package dev.llmratelimit.engine;
 import dev.llmratelimit.budget.BudgetAdmission;
 import dev.llmratelimit.budget.BudgetLine;
 import dev.llmratelimit.budget.BudgetPolicy;
+import dev.llmratelimit.budget.BudgetScope;
 import dev.llmratelimit.budget.ModelPrice;
 import dev.llmratelimit.usage.Usage;
 
@@ -63,6 +64,32 @@ public final class BudgetExtension implements PlanExtension {
             }
         }
         return new Contribution(groups, usage -> cost(price, usage));
+    }
+
+    /** The scope a budget group of this extension belongs to (its id names it: see {@link #groupId}). */
+    public static BudgetScope scopeOf(CounterGroup budgetGroup) {
+        char code = unsoftened(budgetGroup).charAt(0);
+        for (BudgetScope scope : BudgetScope.values()) {
+            if (scope.code() == code) {
+                return scope;
+            }
+        }
+        throw new IllegalArgumentException("Not a budget group: " + budgetGroup);
+    }
+
+    /** The key, user or team a budget group counts for. */
+    public static String subjectOf(CounterGroup budgetGroup) {
+        return unsoftened(budgetGroup).substring(2);
+    }
+
+    /** Whether the group only reports (a soft budget's). */
+    public static boolean isSoft(CounterGroup budgetGroup) {
+        return budgetGroup.id().startsWith(SOFT);
+    }
+
+    private static String unsoftened(CounterGroup budgetGroup) {
+        String id = budgetGroup.id();
+        return id.startsWith(SOFT) ? id.substring(SOFT.length()) : id;
     }
 
     /** {@code <scope code>:<subject>}: the kind is BUDGET for every scope, so the id names the scope. */

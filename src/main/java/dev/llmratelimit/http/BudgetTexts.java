@@ -21,7 +21,6 @@ public final class BudgetTexts {
     public static final String SOFT_WARNING = "x-ratelimit-budget-warning";
     public static final String BUDGET_EXCEEDED = "budget_exceeded";
     public static final String PRICE_UNKNOWN = "model_price_unknown";
-    private static final String SOFT = BudgetExtension.SOFT;
 
     private BudgetTexts() {
     }
@@ -46,26 +45,15 @@ public final class BudgetTexts {
 
     /** {@code team team-a}, {@code key sha256:0123456789ab}, {@code user bob on model gpt-4o}. */
     static String label(CounterGroup group) {
-        String id = group.id().startsWith(SOFT) ? group.id().substring(SOFT.length()) : group.id();
-        BudgetScope scope = scopeOf(id.charAt(0));
-        String subject = id.substring(2);
+        BudgetScope scope = BudgetExtension.scopeOf(group);
+        String subject = BudgetExtension.subjectOf(group);
         String who = scope.label() + " " + (scope == BudgetScope.KEY ? KeyHash.shortHash(subject) : subject);
         return group.member().isEmpty() ? who : who + " on model " + group.member();
     }
 
     /** {@code team-budget} and the like, for the shadow-decision header. */
     static String limitName(CounterGroup group) {
-        String id = group.id().startsWith(SOFT) ? group.id().substring(SOFT.length()) : group.id();
-        return scopeOf(id.charAt(0)).label() + "-budget";
-    }
-
-    private static BudgetScope scopeOf(char code) {
-        for (BudgetScope scope : BudgetScope.values()) {
-            if (scope.code() == code) {
-                return scope;
-            }
-        }
-        throw new IllegalArgumentException("Not a budget group id: " + code);
+        return BudgetExtension.scopeOf(group).label() + "-budget";
     }
 
     /** The tightest hard budget's limit and what is left of it (USD), and a warning once a soft budget is reached. */

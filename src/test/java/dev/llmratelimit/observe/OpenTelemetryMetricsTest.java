@@ -1,6 +1,11 @@
 package dev.llmratelimit.observe;
 
+import dev.llmratelimit.budget.BudgetIdentity;
+import dev.llmratelimit.budget.BudgetPolicy;
 import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.AdmissionRequest;
+import dev.llmratelimit.engine.BudgetExtension;
+import dev.llmratelimit.engine.PromptTokens;
 import dev.llmratelimit.engine.CallerCounter;
 import dev.llmratelimit.engine.CallerPlan;
 import dev.llmratelimit.engine.CallerScope;
@@ -8,6 +13,7 @@ import dev.llmratelimit.engine.AdmissionStore;
 import dev.llmratelimit.engine.DecisionObserver;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.observe.otel.OpenTelemetryTelemetry;
+import dev.llmratelimit.policy.PolicyParser;
 import dev.llmratelimit.policy.RateLimitPolicy;
 import dev.llmratelimit.store.CompensatingAdmissionStore;
 import dev.llmratelimit.store.PendingCompensations;
@@ -201,6 +207,28 @@ class OpenTelemetryMetricsTest {
         assertThat(spanAttributes.get(AttributeKey.stringKey("llm_ratelimit.pool"))).isEqualTo("prod");
         assertThat(spanAttributes.get(AttributeKey.doubleKey("llm_ratelimit.saturation"))).isEqualTo(0.25);
         assertThat(spanAttributes.get(AttributeKey.booleanKey("llm_ratelimit.shadow"))).isFalse();
+    }
+
+    @Test
+    void theCostOfASettledResponseIsSpendOncePerBudgetScope() {
+        Map<String, String> props = dev.llmratelimit.testsupport.Policies.properties("models.m.rpm=100",
+                "prices.m.input=1.00", "prices.m.output=2.00", "teams.team-a.budget=10", "principals.alice-key.budget=5",
+                "teams.team-a.soft-budget=8");
+        RateLimitPolicy policy = PolicyParser.parse(props);
+        metrics = OpenTelemetryTelemetry.of(sdk).metrics(policy, health);
+        RateLimiter limiter = new RateLimiter(policy, new MemoryAdmissionStore(clock), clock, RateLimiter.DEFAULT_LEASE_MILLIS,
+                List.of(new BudgetExtension(BudgetPolicy.parse(props), clock)), DecisionObserver.both(health, metrics));
+        BudgetIdentity alice = new BudgetIdentity("alice-key", "alice", "team-a");
+        limiter.admit(AdmissionRequest.of("m", null, null).withIdentity(alice).withTokens(PromptTokens.known(100), 50))
+                .complete(new Usage(100, 50, 0));                   // 100 x 1 + 50 x 2 = 200 micro-dollars
+        limiter.admit(AdmissionRequest.of("m", null, null).withIdentity(alice).withTokens(PromptTokens.known(100), 50))
+                .abort();                                           // a failed call costs nothing
+        limiter.admit(AdmissionRequest.of("m", null, null).withTokens(PromptTokens.known(100), 50))
+                .complete(new Usage(100, 50, 0));                   // anonymous: no budget, no spend
+        MetricPoints points = MetricPoints.collect(reader);
+        assertThat(points.longValue("llm_ratelimit.spend", attributes("scope", "team", "model", "m"))).isEqualTo(200);
+        assertThat(points.longValue("llm_ratelimit.spend", attributes("scope", "key", "model", "m"))).isEqualTo(200);
+        assertThat(points.longTotal("llm_ratelimit.spend")).isEqualTo(400);
     }
 
     @Test

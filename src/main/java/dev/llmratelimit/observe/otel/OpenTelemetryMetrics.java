@@ -1,6 +1,10 @@
 package dev.llmratelimit.observe.otel;
 
+import dev.llmratelimit.budget.BudgetScope;
 import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.BudgetExtension;
+import dev.llmratelimit.engine.CounterGroup;
+import dev.llmratelimit.engine.GroupKind;
 import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.engine.Verdict;
@@ -19,6 +23,7 @@ import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.api.trace.Span;
 
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -140,6 +145,24 @@ final class OpenTelemetryMetrics implements Metrics {
         }
         if (usage.completionTokens() > 0) {
             tokens.add(usage.completionTokens(), pool.outputTokens);
+        }
+        spentOnBudgets(plan, usage);
+    }
+
+    /** The cost of an admitted response, once per budget scope that its plan counted it against. */
+    private void spentOnBudgets(Plan plan, Usage usage) {
+        EnumSet<BudgetScope> scopes = EnumSet.noneOf(BudgetScope.class);
+        for (CounterGroup group : plan.groups()) {
+            if (group.kind() == GroupKind.BUDGET) {
+                scopes.add(BudgetExtension.scopeOf(group));
+            }
+        }
+        if (scopes.isEmpty()) {
+            return;
+        }
+        long cost = plan.cost().micros(usage);
+        for (BudgetScope scope : scopes) {
+            spent(scope.label(), plan.model(), cost);
         }
     }
 
