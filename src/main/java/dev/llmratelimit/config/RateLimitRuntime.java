@@ -13,6 +13,7 @@ import dev.llmratelimit.observe.BudgetStatus;
 import dev.llmratelimit.observe.Metrics;
 import dev.llmratelimit.observe.ObservabilitySettings;
 import dev.llmratelimit.observe.StatusReader;
+import dev.llmratelimit.observe.SoftBudgetWarnings;
 import dev.llmratelimit.observe.StatusSettings;
 import dev.llmratelimit.observe.StoreHealth;
 import dev.llmratelimit.observe.Telemetry;
@@ -153,8 +154,12 @@ public final class RateLimitRuntime implements AutoCloseable {
         Metrics metrics = observability.metricsFor(policy, stores.health());
         List<PlanExtension> extensions = configuration.budgets().isEmpty() ? List.of()
                 : List.of(new BudgetExtension(configuration.budgets(), clock));
+        DecisionObserver observer = DecisionObserver.both(stores.health(), metrics);
+        if (!extensions.isEmpty()) {
+            observer = DecisionObserver.both(observer, new SoftBudgetWarnings(metrics, clock));
+        }
         RateLimiter limiter = new RateLimiter(policy, stores.store(), clock,
-                configuration.callerLimits().leaseMillis(), extensions, DecisionObserver.both(stores.health(), metrics));
+                configuration.callerLimits().leaseMillis(), extensions, observer);
         metrics.watch(limiter);
         return new Active(properties, configuration, limiter, metrics);
     }

@@ -64,9 +64,14 @@ public final class BudgetTexts {
             header.accept(REMAINING, Micros.usd(budget.remainingMicros()));
         }
         if (budget.softReached() >= 0) {
-            CounterGroup soft = plan.group(budget.softReached());
-            header.accept(SOFT_WARNING, "soft budget reached for " + label(soft) + ": $"
-                    + Micros.usd(budget.softHeldMicros()) + " of $" + Micros.usd(soft.limits().micros()));
+            header.accept(SOFT_WARNING, softReached(plan, budget));
         }
+    }
+
+    /** {@code soft budget reached for team team-a: $8.0100 of $8.0000}. */
+    public static String softReached(Plan plan, BudgetFigures budget) {
+        CounterGroup soft = plan.group(budget.softReached());
+        return "soft budget reached for " + label(soft) + ": $" + Micros.usd(budget.softHeldMicros()) + " of $"
+                + Micros.usd(soft.limits().micros());
     }
 }

@@ -20,6 +20,10 @@ public interface Metrics extends DecisionObserver, AutoCloseable {
         }
 
         @Override
+        public void softBudgetReached(String scope) {
+        }
+
+        @Override
         public void close() {
         }
     };
@@ -35,6 +39,9 @@ public interface Metrics extends DecisionObserver, AutoCloseable {
      *              {@link DecisionLabels#UNCONFIGURED_MODEL}, never under its own name
      */
     void spent(String scope, String model, long microDollars);
+
+    /** Counts a soft budget reached (once per budget, period and instance: {@link SoftBudgetWarnings}). */
+    void softBudgetReached(String scope);
 
     /** Stops the gauges. */
     @Override

@@ -232,6 +232,34 @@ class OpenTelemetryMetricsTest {
     }
 
     @Test
+    void aSoftBudgetReachedIsCountedOncePerPeriod() {
+        Map<String, String> props = dev.llmratelimit.testsupport.Policies.properties("models.m.rpm=100",
+                "prices.m.input=1.00", "prices.m.output=2.00", "teams.team-a.soft-budget=0.0005", "budget.period=PT1H",
+                "budget.anchor=" + clock.instant());
+        RateLimitPolicy policy = PolicyParser.parse(props);
+        metrics = OpenTelemetryTelemetry.of(sdk).metrics(policy, health);
+        RateLimiter limiter = new RateLimiter(policy, new MemoryAdmissionStore(clock), clock, RateLimiter.DEFAULT_LEASE_MILLIS,
+                List.of(new BudgetExtension(BudgetPolicy.parse(props), clock)),
+                DecisionObserver.both(metrics, new SoftBudgetWarnings(metrics, clock)));
+        BudgetIdentity alice = new BudgetIdentity("alice-key", "alice", "team-a");
+        List<Boolean> reached = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            Admission admission = limiter.admit(AdmissionRequest.of("m", null, null).withIdentity(alice)
+                    .withTokens(PromptTokens.known(100), 50));
+            reached.add(admission.verdict().budget().softReached() >= 0);
+            admission.complete(new Usage(100, 50, 0));              // 200 micro-dollars each, never refused
+        }
+        assertThat(reached).containsExactly(false, false, true, true, true);
+        clock.advance(Duration.ofHours(1));                          // the next period: reached again after 600
+        for (int i = 0; i < 3; i++) {
+            limiter.admit(AdmissionRequest.of("m", null, null).withIdentity(alice).withTokens(PromptTokens.known(100), 50))
+                    .complete(new Usage(100, 50, 0));
+        }
+        MetricPoints points = MetricPoints.collect(reader);
+        assertThat(points.longValue("llm_ratelimit.budget.soft_reached", attributes("scope", "team"))).isEqualTo(2);
+    }
+
+    @Test
     void spendIsCountedInMicroDollarsUnderConfiguredModelsOnly() {
         limiter(new MemoryAdmissionStore(clock), "models.m.rpm=4");
         metrics.spent("team", "m", 2_500);

@@ -55,6 +55,7 @@ final class OpenTelemetryMetrics implements Metrics {
     private final LongCounter decisions;
     private final LongCounter tokens;
     private final LongCounter spend;
+    private final LongCounter softBudgets;
     private final LongCounter storeFailures;
     private final DoubleHistogram latency;
     private final Attributes[] failureAttributes;
@@ -70,6 +71,8 @@ final class OpenTelemetryMetrics implements Metrics {
                 .setDescription("Tokens of admitted responses, as recorded after the call").build();
         spend = meter.counterBuilder("llm_ratelimit.spend").setUnit("{microdollar}")
                 .setDescription("Money charged to budgets, in micro-dollars").build();
+        softBudgets = meter.counterBuilder("llm_ratelimit.budget.soft_reached").setUnit("{budget}")
+                .setDescription("Soft budgets reached, once per budget and period on each instance").build();
         storeFailures = meter.counterBuilder("llm_ratelimit.store.failures").setUnit("{failure}")
                 .setDescription("Counter store operations that failed or were skipped by an open circuit").build();
         latency = meter.histogramBuilder("llm_ratelimit.decision.duration").setUnit("s")
@@ -178,6 +181,11 @@ final class OpenTelemetryMetrics implements Metrics {
         }
         spend.add(microDollars, Attributes.of(SCOPE, SCOPES.contains(scope) ? scope : "other",
                 DecisionAttributes.MODEL, attributes.model(model).name));
+    }
+
+    @Override
+    public void softBudgetReached(String scope) {
+        softBudgets.add(1, Attributes.of(SCOPE, SCOPES.contains(scope) ? scope : "other"));
     }
 
     @Override
