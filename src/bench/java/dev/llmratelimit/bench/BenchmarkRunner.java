@@ -9,6 +9,7 @@ import java.time.ZonedDateTime;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * Runs every benchmark part in one JVM (JMH forks its own) and writes BENCHMARKS.md with its plots.
@@ -36,7 +37,7 @@ public final class BenchmarkRunner {
         progress("decision cost, in-memory store (JMH)", started);
         List<DecisionCost.Cost> costs = new DecisionCost(settings).measure();
         List<RedisDecisionCost.Result> redisCosts;
-        List<HttpOverhead.Result> http;
+        HttpOverhead.Measurement http;
         List<BurstAccuracy.Result> accuracy;
         MemoryFootprint.Result memory;
         OutboundCost.Result outbound;
@@ -48,7 +49,7 @@ public final class BenchmarkRunner {
                 redisCosts = redisCost.measure();
             }
             progress("HTTP overhead", started);
-            http = new HttpOverhead(settings, redis.address()).measure();
+            http = new HttpOverhead(settings, redis).measure();
             progress("accuracy under bursts", started);
             accuracy = new BurstAccuracy(settings, redis).measure();
             progress("memory", started);
@@ -65,15 +66,16 @@ public final class BenchmarkRunner {
         DecisionCost.write(report, costs);
         RedisDecisionCost.write(report, redisCosts, redisVersion);
         report.paragraph("![Redis decision latency](" + PLOTS + "/redis-latency.png)");
-        HttpOverhead.write(report, http);
+        HttpOverhead.write(report, http.results(), RedisDecisionCost.twoRoundTripsMicros(redisCosts));
         report.paragraph("![HTTP throughput](" + PLOTS + "/http-throughput.png)");
+        RedisCommandCount.write(report, http.commands());
         BurstAccuracy.write(report, accuracy);
         MemoryFootprint.write(report, memory);
         WaitingCost.write(report, waiting);
         HostileInputCost.write(report, hostile);
         OutboundCost.write(report, outbound);
         plotRedisLatency(redisCosts, out.resolve(PLOTS).resolve("redis-latency.png"));
-        plotHttpThroughput(http, out.resolve(PLOTS).resolve("http-throughput.png"));
+        plotHttpThroughput(http.results(), out.resolve(PLOTS).resolve("http-throughput.png"));
 
         double minutes = (System.nanoTime() - started) / 60e9;
         Files.writeString(out.resolve("BENCHMARKS.md"), header(settings, minutes, report, headline(costs, redisCosts, http, accuracy))
@@ -105,25 +107,38 @@ public final class BenchmarkRunner {
 
     /** The paragraph the README quotes. */
     private static String headline(List<DecisionCost.Cost> costs, List<RedisDecisionCost.Result> redis,
-                                   List<HttpOverhead.Result> http, List<BurstAccuracy.Result> accuracy) {
+                                   HttpOverhead.Measurement http, List<BurstAccuracy.Result> accuracy) {
         DecisionCost.Cost ours = DecisionCost.find(costs, "rateLimiter", 1);
         DecisionCost.Cost bucket4j = DecisionCost.find(costs, "bucket4jTwoBuckets", 1);
-        RedisDecisionCost.Result decide = RedisDecisionCost.find(redis, RedisDecisionCost.OURS);
+        RedisDecisionCost.Result request = RedisDecisionCost.find(redis, RedisDecisionCost.REQUEST);
+        RedisDecisionCost.Result decide = RedisDecisionCost.find(redis, RedisDecisionCost.DECIDE);
         RedisDecisionCost.Result noOp = RedisDecisionCost.find(redis, RedisDecisionCost.NO_OP);
+        RedisDecisionCost.Result noOpTwice = RedisDecisionCost.find(redis, RedisDecisionCost.NO_OP_TWICE);
         RedisDecisionCost.Result b4j = RedisDecisionCost.find(redis, RedisDecisionCost.BUCKET4J);
-        double jsonBaseline = HttpOverhead.find(http, HttpOverhead.BASELINE, HttpOverhead.JSON).medianRequestsPerSecond();
-        double memoryCost = 1 - HttpOverhead.find(http, HttpOverhead.MEMORY, HttpOverhead.JSON).medianRequestsPerSecond() / jsonBaseline;
-        double redisCost = 1 - HttpOverhead.find(http, HttpOverhead.REDIS, HttpOverhead.JSON).medianRequestsPerSecond() / jsonBaseline;
+        List<HttpOverhead.Result> results = http.results();
+        double jsonBaseline = HttpOverhead.find(results, HttpOverhead.BASELINE, HttpOverhead.JSON).medianRequestsPerSecond();
+        double memoryCost = 1 - HttpOverhead.find(results, HttpOverhead.MEMORY, HttpOverhead.JSON).medianRequestsPerSecond() / jsonBaseline;
+        double baselineSequential = HttpOverhead.find(results, HttpOverhead.BASELINE, HttpOverhead.JSON).sequential().percentileMicros(50);
+        double redisAdded = HttpOverhead.find(results, HttpOverhead.REDIS, HttpOverhead.JSON).sequential().percentileMicros(50)
+                - baselineSequential;
+        double callersAdded = HttpOverhead.find(results, HttpOverhead.REDIS_CALLERS, HttpOverhead.JSON).sequential()
+                .percentileMicros(50) - baselineSequential;
+        String evalsha = http.commands().stream().map(c -> Report.fixed(c.evalshaPerRequest(), 2))
+                .collect(Collectors.joining(" and "));
         return "An in-memory decision takes " + Report.fixed(ours.p50(), 0) + " ns (median, one thread), on average "
                 + Report.ratio(ours.average() / bucket4j.average()) + " the cost of two local Bucket4j buckets. "
-                + "On Redis a decision is one EVALSHA: its median latency is "
-                + Report.ratio(decide.latencies().percentileMicros(50) / noOp.latencies().percentileMicros(50))
-                + " that of a no-op script, its throughput at " + BenchSettings.REDIS_THREADS + " threads "
-                + Report.ratio(decide.medianThroughput() / noOp.medianThroughput()) + " the no-op script's and "
+                + "On Redis a request is two scripts, admit before the call and settle after it (Redis counted "
+                + evalsha + " EVALSHA per request with model limits alone and with caller limits too): their median "
+                + "latency is " + Report.ratio(request.latencies().percentileMicros(50) / noOpTwice.latencies().percentileMicros(50))
+                + " that of two no-op script round trips, their throughput at " + BenchSettings.REDIS_THREADS + " threads "
+                + Report.ratio(request.medianThroughput() / noOpTwice.medianThroughput()) + " theirs; the decision alone has "
+                + Report.ratio(decide.medianThroughput() / noOp.medianThroughput()) + " the no-op script's throughput and "
                 + Report.ratio(decide.medianThroughput() / b4j.medianThroughput())
-                + " Bucket4j-on-Redisson's (two buckets). Behind the demo endpoint the filter costs "
-                + Report.percent(Math.max(0, memoryCost)) + " (memory) and " + Report.percent(Math.max(0, redisCost))
-                + " (Redis) of plain-JSON requests per second. Four instances on one Redis never admit a request over "
+                + " Bucket4j-on-Redisson's (two buckets). Behind the demo endpoint the in-memory filter costs "
+                + Report.percent(Math.max(0, memoryCost)) + " of plain-JSON requests per second; the Redis filter adds "
+                + Report.fixed(redisAdded, 0) + " us to a request's median (" + Report.fixed(callersAdded, 0)
+                + " us with caller limits), beside " + Report.fixed(noOpTwice.latencies().percentileMicros(50), 0)
+                + " us for two no-op round trips. Four instances on one Redis never admit a request over "
                 + "RPM; a burst of " + BurstAccuracy.REQUESTS + " simultaneous requests overshoots TPM by "
                 + Report.percent(BurstAccuracy.medianTokenOvershoot(accuracy, "recorded", BurstAccuracy.Arrival.BURST))
                 + " with `token-admission=recorded` and by "
@@ -144,7 +159,7 @@ public final class BenchmarkRunner {
 
     private static void plotHttpThroughput(List<HttpOverhead.Result> results, Path png) throws Exception {
         List<String> bodies = List.of(HttpOverhead.JSON, HttpOverhead.STREAM);
-        List<String> servers = List.of(HttpOverhead.BASELINE, HttpOverhead.MEMORY, HttpOverhead.REDIS);
+        List<String> servers = HttpOverhead.SERVERS;
         double[][] values = new double[bodies.size()][servers.size()];
         for (int b = 0; b < bodies.size(); b++) {
             for (int s = 0; s < servers.size(); s++) {
@@ -157,7 +172,9 @@ public final class BenchmarkRunner {
 
     private static String shortName(String name) {
         return switch (name) {
-            case RedisDecisionCost.OURS -> "llm-ratelimit decide";
+            case RedisDecisionCost.REQUEST -> "admit + settle";
+            case RedisDecisionCost.DECIDE -> "admit alone";
+            case RedisDecisionCost.NO_OP_TWICE -> "no-op script x2";
             case RedisDecisionCost.NO_OP -> "no-op script";
             case RedisDecisionCost.BUCKET4J -> "Bucket4j, 2 buckets";
             default -> name;

@@ -20,7 +20,12 @@ public class StoreUnavailableException extends RuntimeException {
 
     /** A failure of a command that did not and will not run (such as a decision cancelled before it ran). */
     public static StoreUnavailableException notRun(String message) {
-        return new StoreUnavailableException(message, null, false);
+        return notRun(message, null);
+    }
+
+    /** A failure of a command that the store refused before it changed anything. */
+    public static StoreUnavailableException notRun(String message, Throwable cause) {
+        return new StoreUnavailableException(message, cause, false);
     }
 
     /** Whether the command may have run (or may still run) on the store although no answer came. */

@@ -4,6 +4,7 @@ import dev.llmratelimit.engine.StoreUnavailableException;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.RedisException;
+import org.redisson.client.RedisOutOfMemoryException;
 import org.redisson.client.codec.StringCodec;
 
 import java.util.List;
@@ -57,6 +58,9 @@ final class ScriptRunner implements AutoCloseable {
     <R> R run(LuaScript lua, RScript.ReturnType type, String key, List<Object> keys, Object... args) {
         try {
             return lua.run(script, type, key, keys, args);
+        } catch (RedisOutOfMemoryException e) {
+            // Redis refuses a script at its first write when full, so nothing was written: nothing to compensate.
+            throw StoreUnavailableException.notRun("Redis is out of memory and refused " + lua.name(), e);
         } catch (RedisException e) {
             throw new StoreUnavailableException("Redis did not answer " + lua.name()
                     + " (" + e.getClass().getSimpleName() + ")", e);

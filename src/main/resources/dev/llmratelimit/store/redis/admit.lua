@@ -25,6 +25,11 @@ local marker = KEYS[#KEYS]
 if redis.call('EXISTS', marker) == 1 then
     return {-1, 0}
 end
+-- Redis checks maxmemory at a script's first write only, and any write command (even the slot
+-- sets' clean-up, which adds nothing) lets every later one through. This write changes nothing
+-- (the marker does not exist) but is one Redis refuses when full: a full Redis then fails the
+-- decision before it counts anything, instead of admitting past maxmemory.
+redis.call('SET', marker, '', 'XX')
 
 local now = serverMillis()
 local g = {}
