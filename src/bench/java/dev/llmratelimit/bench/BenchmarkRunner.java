@@ -33,7 +33,7 @@ public final class BenchmarkRunner {
         Files.createDirectories(out.resolve(PLOTS));
         long started = System.nanoTime();
 
-        progress("1/5 decision cost, in-memory store (JMH)", started);
+        progress("1/6 decision cost, in-memory store (JMH)", started);
         List<DecisionCost.Cost> costs = new DecisionCost(settings).measure();
         List<RedisDecisionCost.Result> redisCosts;
         List<HttpOverhead.Result> http;
@@ -42,17 +42,21 @@ public final class BenchmarkRunner {
         String redisVersion;
         try (RedisServer redis = RedisServer.startNew()) {
             redisVersion = redisVersion(redis);
-            progress("2/5 decision cost, Redis store", started);
+            progress("2/6 decision cost, Redis store", started);
             try (RedisDecisionCost redisCost = new RedisDecisionCost(settings, redis.address())) {
                 redisCosts = redisCost.measure();
             }
-            progress("3/5 HTTP overhead", started);
+            progress("3/6 HTTP overhead", started);
             http = new HttpOverhead(settings, redis.address()).measure();
-            progress("4/5 accuracy under bursts", started);
+            progress("4/6 accuracy under bursts", started);
             accuracy = new BurstAccuracy(settings, redis).measure();
-            progress("5/5 memory", started);
+            progress("5/6 memory", started);
             memory = new MemoryFootprint(redis).measure();
         }
+        progress("6/6 budgets: in-memory cost (JMH) and JDBC latency on PostgreSQL", started);
+        BudgetCost budgetCost = new BudgetCost(settings);
+        List<BudgetCost.Memory> budgetMemory = budgetCost.measureMemory();
+        BudgetCost.Jdbc budgetJdbc = budgetCost.measureJdbc();
 
         Report report = new Report();
         DecisionCost.write(report, costs);
@@ -62,6 +66,7 @@ public final class BenchmarkRunner {
         report.paragraph("![HTTP throughput](" + PLOTS + "/http-throughput.png)");
         BurstAccuracy.write(report, accuracy);
         MemoryFootprint.write(report, memory);
+        BudgetCost.write(report, budgetMemory, budgetJdbc);
         plotRedisLatency(redisCosts, out.resolve(PLOTS).resolve("redis-latency.png"));
         plotHttpThroughput(http, out.resolve(PLOTS).resolve("http-throughput.png"));
 
