@@ -12,19 +12,15 @@ import dev.llmratelimit.engine.UsageCost;
 import dev.llmratelimit.store.jdbc.JdbcAdmissionStore;
 import dev.llmratelimit.store.jdbc.JdbcBudgetSettings;
 import dev.llmratelimit.testsupport.PostgresServer;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
 import org.openjdk.jmh.runner.options.Options;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
-import org.openjdk.jmh.runner.options.TimeValue;
 
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Part 6: budgets. The in-memory admission plus settlement with budgets off and on (JMH), and the
@@ -46,18 +42,7 @@ final class BudgetCost {
     }
 
     List<Memory> measureMemory() throws RunnerException {
-        Options options = new OptionsBuilder()
-                .include(BudgetBenchmark.class.getName() + "\\.budgets(On|Off)$")
-                .mode(Mode.AverageTime)
-                .timeUnit(TimeUnit.NANOSECONDS)
-                .forks(settings.jmhForks())
-                .warmupIterations(settings.jmhWarmupSeconds())
-                .warmupTime(TimeValue.seconds(1))
-                .measurementIterations(settings.jmhMeasureSeconds())
-                .measurementTime(TimeValue.seconds(1))
-                .jvmArgs("-Xmx256m")
-                .shouldFailOnError(true)
-                .build();
+        Options options = DecisionCost.jmh(settings, BudgetBenchmark.class.getName() + "\\.budgets(On|Off)$").build();
         List<Memory> results = new ArrayList<>();
         for (RunResult result : new Runner(options).run()) {
             String name = result.getParams().getBenchmark();

@@ -11,7 +11,6 @@ import dev.llmratelimit.policy.StoreFailureMode;
 import dev.llmratelimit.store.BudgetAdmissionContract;
 import dev.llmratelimit.store.SplitAdmissionStore;
 import dev.llmratelimit.store.memory.MemoryAdmissionStore;
-import dev.llmratelimit.testsupport.MutableClock;
 import dev.llmratelimit.testsupport.PostgresServerExtension;
 import dev.llmratelimit.usage.Usage;
 import org.junit.jupiter.api.AfterEach;
@@ -22,7 +21,6 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -39,14 +37,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * database, and a database stopped mid-load that fails closed or open as configured without
  * charging anything twice.
  */
-class JdbcBudgetAdmissionTest extends BudgetAdmissionContract {
+class JdbcBudgetAdmissionTest extends BudgetAdmissionContract.OnAMovableClock {
 
     @RegisterExtension
     static final PostgresServerExtension PG = new PostgresServerExtension();
 
     private static final BudgetIdentity ALICE = new BudgetIdentity("alice-key", "alice", "team-a");
 
-    private final MutableClock clock = new MutableClock(1_767_225_600_000L);     // 2026-01-01T00:00:00Z
     private final Map<Integer, AdmissionStore> stores = new HashMap<>();
     private final List<AutoCloseable> opened = new ArrayList<>();
 
@@ -63,16 +60,6 @@ class JdbcBudgetAdmissionTest extends BudgetAdmissionContract {
             opened.add(jdbc);
             return new SplitAdmissionStore(new MemoryAdmissionStore(clock), jdbc, StoreFailureMode.FAIL_CLOSED);
         });
-    }
-
-    @Override
-    protected Clock clock() {
-        return clock;
-    }
-
-    @Override
-    protected void passTime(Duration duration) {
-        clock.advance(duration);
     }
 
     @AfterEach
