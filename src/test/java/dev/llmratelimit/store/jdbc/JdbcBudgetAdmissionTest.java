@@ -120,6 +120,25 @@ class JdbcBudgetAdmissionTest extends BudgetAdmissionContract.OnAMovableClock {
     }
 
     @Test
+    void aContainerDataSourceServesTheStoreAsItsOwnPoolDoes() throws Exception {
+        org.postgresql.ds.PGSimpleDataSource dataSource = new org.postgresql.ds.PGSimpleDataSource();
+        dataSource.setUrl(PG.server().url());
+        dataSource.setUser(PG.server().user());
+        JdbcAdmissionStore jdbc = JdbcAdmissionStore.open(new DataSourceConnections(dataSource), "ds_", clock);
+        opened.add(jdbc);
+        RateLimiter limiter = new RateLimiter(dev.llmratelimit.policy.PolicyParser.parse(properties("models.m.rpm=10",
+                "prices.m.input=1", "prices.m.output=2", "teams.team-a.budget=1")),
+                new SplitAdmissionStore(new MemoryAdmissionStore(clock), jdbc, StoreFailureMode.FAIL_CLOSED), clock, 600_000,
+                List.of(new dev.llmratelimit.engine.BudgetExtension(dev.llmratelimit.budget.BudgetPolicy.parse(properties(
+                        "prices.m.input=1", "prices.m.output=2", "teams.team-a.budget=1")), clock)));
+        Admission admission = limiter.admit(AdmissionRequest.of("m", null, null).withIdentity(ALICE)
+                .withTokens(PromptTokens.known(40), 60));
+        assertThat(admission.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        admission.complete(new Usage(40, 10, 0));
+        assertThat(teamSpentAndReserved("ds_")).containsExactly(60, 0);
+    }
+
+    @Test
     void spendSurvivesARestartOfTheApplicationAndOfTheDatabase() throws Exception {
         RateLimitRuntime before = runtime("teams.team-a.budget=0.000500");
         for (int i = 0; i < 3; i++) {
