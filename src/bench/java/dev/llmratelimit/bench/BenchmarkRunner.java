@@ -61,6 +61,10 @@ public final class BenchmarkRunner {
         WaitingCost.Result waiting = new WaitingCost(settings).measure();
         progress("hostile input: tokenizer, body readings", started);
         HostileInputCost.Result hostile = new HostileInputCost(settings).measure();
+        progress("budgets: in-memory cost (JMH) and JDBC latency on PostgreSQL", started);
+        BudgetCost budgetCost = new BudgetCost(settings);
+        List<BudgetCost.Memory> budgetMemory = budgetCost.measureMemory();
+        BudgetCost.Jdbc budgetJdbc = budgetCost.measureJdbc();
 
         Report report = new Report();
         DecisionCost.write(report, costs);
@@ -74,6 +78,7 @@ public final class BenchmarkRunner {
         WaitingCost.write(report, waiting);
         HostileInputCost.write(report, hostile);
         OutboundCost.write(report, outbound);
+        BudgetCost.write(report, budgetMemory, budgetJdbc);
         plotRedisLatency(redisCosts, out.resolve(PLOTS).resolve("redis-latency.png"));
         plotHttpThroughput(http.results(), out.resolve(PLOTS).resolve("http-throughput.png"));
 

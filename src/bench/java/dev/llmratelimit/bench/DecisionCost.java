@@ -3,6 +3,7 @@ package dev.llmratelimit.bench;
 import org.openjdk.jmh.results.RunResult;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.Options;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
@@ -41,19 +42,9 @@ final class DecisionCost {
     }
 
     private Cost run(String benchmark, int threads) throws RunnerException {
-        Options options = new OptionsBuilder()
-                .include(DecisionBenchmark.class.getName() + "\\." + benchmark + "$")
+        Options options = jmh(settings, DecisionBenchmark.class.getName() + "\\." + benchmark + "$")
                 .mode(Mode.SampleTime)
-                .mode(Mode.AverageTime)
-                .timeUnit(TimeUnit.NANOSECONDS)
-                .forks(settings.jmhForks())
                 .threads(threads)
-                .warmupIterations(settings.jmhWarmupSeconds())
-                .warmupTime(TimeValue.seconds(1))
-                .measurementIterations(settings.jmhMeasureSeconds())
-                .measurementTime(TimeValue.seconds(1))
-                .jvmArgs("-Xmx256m")
-                .shouldFailOnError(true)
                 .build();
         Statistics sampled = null;
         double average = Double.NaN;
@@ -65,6 +56,21 @@ final class DecisionCost {
             }
         }
         return new Cost(benchmark, threads, sampled.getPercentile(50), sampled.getPercentile(99), average);
+    }
+
+    /** JMH in this run's mode: average time in nanoseconds, one-second iterations, a small heap. */
+    static ChainedOptionsBuilder jmh(BenchSettings settings, String include) {
+        return new OptionsBuilder()
+                .include(include)
+                .mode(Mode.AverageTime)
+                .timeUnit(TimeUnit.NANOSECONDS)
+                .forks(settings.jmhForks())
+                .warmupIterations(settings.jmhWarmupSeconds())
+                .warmupTime(TimeValue.seconds(1))
+                .measurementIterations(settings.jmhMeasureSeconds())
+                .measurementTime(TimeValue.seconds(1))
+                .jvmArgs("-Xmx256m")
+                .shouldFailOnError(true);
     }
 
     static void write(Report report, List<Cost> costs) {

@@ -30,7 +30,9 @@ public interface AdmissionStore extends AutoCloseable {
      * releases slots, and forgets the decision, so a second call changes nothing. A decision the
      * store has no record of (never applied, already finished, or its lease ended) is left alone,
      * except that a {@link Settlement#CANCEL} leaves a mark that a late-running decision obeys, and
-     * a {@link Settlement#asLate()} one records its usage in the live windows.
+     * a {@link Settlement#asLate()} one records its usage in the live windows. (The JDBC budget store,
+     * the store of record, tells "never applied" from "finished" and charges any settlement of a call
+     * it has not charged yet, once.)
      *
      * @throws StoreUnavailableException when the store cannot answer
      */

@@ -9,6 +9,8 @@ import org.junit.jupiter.api.Test;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 import static dev.llmratelimit.testsupport.Policies.properties;
@@ -21,13 +23,18 @@ class BudgetFilterTest {
 
     private final MutableClock clock = new MutableClock(Instant.parse("2026-12-15T10:00:00Z").toEpochMilli());
 
+    /** Where the budgets live: in the counter store (memory) here. */
+    protected List<String> storeLines() {
+        return List.of();
+    }
+
     private FilterServer server(ScriptedChatServlet app, String... extra) throws Exception {
-        String[] lines = new String[extra.length + 4];
-        lines[0] = "prices.plain.input=0";
-        lines[1] = "prices.plain.output=500";                  // 500 micro-dollars per completion token
-        lines[2] = "principals.alice.team=team-a";
-        lines[3] = "principals.bob.budget=0";
-        System.arraycopy(extra, 0, lines, 4, extra.length);
+        List<String> all = new ArrayList<>(List.of("prices.plain.input=0",
+                "prices.plain.output=500",                     // 500 micro-dollars per completion token
+                "principals.alice.team=team-a", "principals.bob.budget=0"));
+        all.addAll(List.of(extra));
+        all.addAll(storeLines());
+        String[] lines = all.toArray(String[]::new);
         RateLimitRuntime runtime = RateLimitRuntime.create(properties(lines), null, clock);
         return new FilterServer(runtime, Map.of("sk-alice", "alice", "sk-bob", "bob", "sk-zoe", "zoe"), app,
                 "/v1/chat/completions");

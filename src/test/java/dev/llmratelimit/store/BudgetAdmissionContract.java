@@ -13,6 +13,7 @@ import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.http.ErrorResponse;
 import dev.llmratelimit.http.ErrorStyle;
 import dev.llmratelimit.policy.PolicyParser;
+import dev.llmratelimit.testsupport.MutableClock;
 import dev.llmratelimit.testsupport.StartTogether;
 import dev.llmratelimit.usage.Usage;
 import org.junit.jupiter.api.Test;
@@ -49,6 +50,22 @@ public abstract class BudgetAdmissionContract {
     /** The clock of the budget periods (the store's, where it has one). */
     protected Clock clock() {
         return Clock.systemUTC();
+    }
+
+    /** The contract on a store whose clock the tests move (memory, JDBC): leases pass without waiting. */
+    public abstract static class OnAMovableClock extends BudgetAdmissionContract {
+
+        protected final MutableClock clock = new MutableClock(1_767_225_600_000L);     // 2026-01-01T00:00:00Z
+
+        @Override
+        protected Clock clock() {
+            return clock;
+        }
+
+        @Override
+        protected void passTime(Duration duration) {
+            clock.advance(duration);
+        }
     }
 
     /** Lets {@code duration} pass on the clock of the store and of the engine. */

@@ -70,7 +70,11 @@ public final class JdbcAdmissionStore implements AdmissionStore {
      * @param clock the time of leases (the instances' clocks: keep them NTP-synchronised)
      */
     public static JdbcAdmissionStore open(JdbcBudgetSettings settings, Clock clock) {
-        JdbcAdmissionStore store = new JdbcAdmissionStore(settings.connections(), settings.tablePrefix(), clock);
+        return open(settings.connections(), settings.tablePrefix(), clock);
+    }
+
+    static JdbcAdmissionStore open(ConnectionSource connections, String tablePrefix, Clock clock) {
+        JdbcAdmissionStore store = new JdbcAdmissionStore(connections, tablePrefix, clock);
         try {
             store.createSchema();
         } catch (StoreUnavailableException first) {

@@ -11,7 +11,6 @@ import dev.llmratelimit.policy.StoreFailureMode;
 import dev.llmratelimit.store.BudgetAdmissionContract;
 import dev.llmratelimit.store.SplitAdmissionStore;
 import dev.llmratelimit.store.memory.MemoryAdmissionStore;
-import dev.llmratelimit.testsupport.MutableClock;
 import dev.llmratelimit.testsupport.PostgresServerExtension;
 import dev.llmratelimit.usage.Usage;
 import org.junit.jupiter.api.AfterEach;
@@ -22,7 +21,6 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -39,14 +37,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * database, and a database stopped mid-load that fails closed or open as configured without
  * charging anything twice.
  */
-class JdbcBudgetAdmissionTest extends BudgetAdmissionContract {
+class JdbcBudgetAdmissionTest extends BudgetAdmissionContract.OnAMovableClock {
 
     @RegisterExtension
     static final PostgresServerExtension PG = new PostgresServerExtension();
 
     private static final BudgetIdentity ALICE = new BudgetIdentity("alice-key", "alice", "team-a");
 
-    private final MutableClock clock = new MutableClock(1_767_225_600_000L);     // 2026-01-01T00:00:00Z
     private final Map<Integer, AdmissionStore> stores = new HashMap<>();
     private final List<AutoCloseable> opened = new ArrayList<>();
 
@@ -63,16 +60,6 @@ class JdbcBudgetAdmissionTest extends BudgetAdmissionContract {
             opened.add(jdbc);
             return new SplitAdmissionStore(new MemoryAdmissionStore(clock), jdbc, StoreFailureMode.FAIL_CLOSED);
         });
-    }
-
-    @Override
-    protected Clock clock() {
-        return clock;
-    }
-
-    @Override
-    protected void passTime(Duration duration) {
-        clock.advance(duration);
     }
 
     @AfterEach
@@ -130,6 +117,25 @@ class JdbcBudgetAdmissionTest extends BudgetAdmissionContract {
         assertThat(row("SELECT count(*) FROM acme_request WHERE state = 'S'")).containsExactly(1);
         assertThat(row("SELECT period_start, period_end FROM acme_counter WHERE budget_id = 't:team-a'"))
                 .containsExactly(1_767_225_600_000L, 1_769_904_000_000L);   // January 2026 in UTC
+    }
+
+    @Test
+    void aContainerDataSourceServesTheStoreAsItsOwnPoolDoes() throws Exception {
+        org.postgresql.ds.PGSimpleDataSource dataSource = new org.postgresql.ds.PGSimpleDataSource();
+        dataSource.setUrl(PG.server().url());
+        dataSource.setUser(PG.server().user());
+        JdbcAdmissionStore jdbc = JdbcAdmissionStore.open(new DataSourceConnections(dataSource), "ds_", clock);
+        opened.add(jdbc);
+        RateLimiter limiter = new RateLimiter(dev.llmratelimit.policy.PolicyParser.parse(properties("models.m.rpm=10",
+                "prices.m.input=1", "prices.m.output=2", "teams.team-a.budget=1")),
+                new SplitAdmissionStore(new MemoryAdmissionStore(clock), jdbc, StoreFailureMode.FAIL_CLOSED), clock, 600_000,
+                List.of(new dev.llmratelimit.engine.BudgetExtension(dev.llmratelimit.budget.BudgetPolicy.parse(properties(
+                        "prices.m.input=1", "prices.m.output=2", "teams.team-a.budget=1")), clock)));
+        Admission admission = limiter.admit(AdmissionRequest.of("m", null, null).withIdentity(ALICE)
+                .withTokens(PromptTokens.known(40), 60));
+        assertThat(admission.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        admission.complete(new Usage(40, 10, 0));
+        assertThat(teamSpentAndReserved("ds_")).containsExactly(60, 0);
     }
 
     @Test

@@ -10,11 +10,9 @@ import dev.llmratelimit.engine.PromptTokens;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.policy.PolicyParser;
 import dev.llmratelimit.store.BudgetAdmissionContract;
-import dev.llmratelimit.testsupport.MutableClock;
 import dev.llmratelimit.usage.Usage;
 import org.junit.jupiter.api.Test;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -23,24 +21,13 @@ import static dev.llmratelimit.testsupport.Policies.properties;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The budget contract on the memory store (one store shared by the instances, as in one JVM), and the period roll. */
-class MemoryBudgetAdmissionTest extends BudgetAdmissionContract {
+class MemoryBudgetAdmissionTest extends BudgetAdmissionContract.OnAMovableClock {
 
-    private final MutableClock clock = new MutableClock(1_767_225_600_000L);     // 2026-01-01T00:00:00Z
     private final MemoryAdmissionStore store = new MemoryAdmissionStore(clock);
 
     @Override
     protected AdmissionStore store(int instance) {
         return store;
-    }
-
-    @Override
-    protected Clock clock() {
-        return clock;
-    }
-
-    @Override
-    protected void passTime(Duration duration) {
-        clock.advance(duration);
     }
 
     @Test
