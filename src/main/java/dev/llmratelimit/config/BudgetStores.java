@@ -41,14 +41,18 @@ final class BudgetStores {
 
     /**
      * The counter stores as they are, or with the budget database beside them (opened now, its
-     * tables created when missing) and its circuit on their health.
+     * tables created when missing) and its circuit on their health. Without budgets the database is
+     * not opened (and a reload cannot add budgets).
      */
     static RateLimitRuntime.Stores around(RateLimitRuntime.Stores counters, Map<String, String> properties,
-                                          StoreFailureMode onStoreFailure, Clock clock) {
-        String counterStore = FilterSettings.parse(properties).store();
-        if (!kind(properties, counterStore).equals(JDBC)) {
+                                          RuntimeConfiguration configuration, Clock clock) {
+        if (!kind(properties, configuration.settings().store()).equals(JDBC)) {
             return counters;
         }
+        if (configuration.budgets().isEmpty()) {
+            return new RateLimitRuntime.Stores(counters.store(), counters.health(), counters.closer(), false);
+        }
+        StoreFailureMode onStoreFailure = configuration.policy().onStoreFailure();
         CircuitBreaker breaker = new CircuitBreaker(CircuitBreakerSettings.parse(properties), Clock.systemUTC());
         AdmissionStore jdbc = new CompensatingAdmissionStore(
                 new CircuitBreakingAdmissionStore(JdbcAdmissionStore.open(JdbcBudgetSettings.parse(properties), clock), breaker),

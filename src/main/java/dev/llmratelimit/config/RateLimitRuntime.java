@@ -19,6 +19,7 @@ import dev.llmratelimit.observe.StoreHealth;
 import dev.llmratelimit.observe.Telemetry;
 import dev.llmratelimit.policy.EnforcementMode;
 import dev.llmratelimit.policy.FallbackPolicy;
+import dev.llmratelimit.policy.PolicyException;
 import dev.llmratelimit.policy.RateLimitPolicy;
 import dev.llmratelimit.policy.WaitPolicy;
 import dev.llmratelimit.store.memory.MemoryAdmissionStore;
@@ -152,6 +153,10 @@ public final class RateLimitRuntime implements AutoCloseable {
                                  Observability observability, Clock clock) {
         RateLimitPolicy policy = configuration.policy();
         Metrics metrics = observability.metricsFor(policy, stores.health());
+        if (!configuration.budgets().isEmpty() && !stores.takesBudgets()) {
+            throw new PolicyException(BudgetStores.STORE, "jdbc", "the budget database is opened at start-up when"
+                    + " budgets are configured; budgets added by a reload need a restart");
+        }
         List<PlanExtension> extensions = configuration.budgets().isEmpty() ? List.of()
                 : List.of(new BudgetExtension(configuration.budgets(), clock));
         DecisionObserver observer = DecisionObserver.both(stores.health(), metrics);
@@ -168,7 +173,7 @@ public final class RateLimitRuntime implements AutoCloseable {
     private static Stores stores(RuntimeConfiguration configuration, Map<String, String> properties, Clock clock) {
         Stores counters = configuration.settings().store().equals("redis") ? RedisRuntime.stores(properties)
                 : new Stores(new MemoryAdmissionStore(clock), new StoreHealth("memory", Map.of(), clock), () -> { });
-        return BudgetStores.around(counters, properties, configuration.policy().onStoreFailure(), clock);
+        return BudgetStores.around(counters, properties, configuration, clock);
     }
 
     /**
@@ -313,7 +318,15 @@ public final class RateLimitRuntime implements AutoCloseable {
     }
 
     /** The store every limiter of this runtime shares, its health, and how to close it. */
-    record Stores(AdmissionStore store, StoreHealth health, AutoCloseable closer) {
+    /**
+     * @param takesBudgets whether budgets may be configured: {@code false} when they belong in a
+     *                     budget database ({@code budget.store=jdbc}) that was not opened at start-up
+     */
+    record Stores(AdmissionStore store, StoreHealth health, AutoCloseable closer, boolean takesBudgets) {
+
+        Stores(AdmissionStore store, StoreHealth health, AutoCloseable closer) {
+            this(store, health, closer, true);
+        }
     }
 
     /** Where meters go and whether there are any (read at start-up). */

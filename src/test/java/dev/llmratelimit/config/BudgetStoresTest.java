@@ -3,6 +3,8 @@ package dev.llmratelimit.config;
 import dev.llmratelimit.policy.PolicyException;
 import org.junit.jupiter.api.Test;
 
+import java.util.Map;
+
 import static dev.llmratelimit.testsupport.Policies.properties;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -44,6 +46,22 @@ class BudgetStoresTest {
         try (RateLimitRuntime runtime = RateLimitRuntime.create(properties("budget.store=jdbc",
                 "budget.jdbc.url=jdbc:postgresql://127.0.0.1:1/x", "models.m.rpm=1"), null)) {
             assertThat(runtime.limiter().policy().models()).containsKey("m");
+        }
+    }
+
+    @Test
+    void aReloadCannotAddBudgetsForADatabaseNeverOpened() {
+        java.util.concurrent.atomic.AtomicReference<Map<String, String>> current = new java.util.concurrent.atomic.AtomicReference<>(
+                properties("budget.store=jdbc", "budget.jdbc.url=jdbc:postgresql://127.0.0.1:1/x", "models.m.rpm=1"));
+        try (RateLimitRuntime runtime = RateLimitRuntime.create(ConfigurationLoader.of("test", current::get), null,
+                java.time.Clock.systemUTC())) {
+            Map<String, String> withBudget = new java.util.HashMap<>(current.get());
+            withBudget.put("llm.ratelimit.teams.team-a.budget", "10");
+            current.set(withBudget);
+            assertThat(runtime.reload()).isFalse();
+            assertThat(runtime.configurationStatus().lastError())
+                    .isEqualTo("Invalid configuration llm.ratelimit.budget.store=jdbc: the budget database is opened at"
+                            + " start-up when budgets are configured; budgets added by a reload need a restart");
         }
     }
 }
