@@ -4,24 +4,25 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Counter groups that recently refused on requests or parallel slots, so that the next request to
- * such a group can be decided with a free upper bound of its prompt instead of a tokenizer run
- * ({@link PromptTokens#upperBound()}): such a request is almost always refused again, and a
- * request that is admitted after all only over-reserves until settlement corrects it. A hint never
- * refuses anything itself. Bounded: beyond {@value #MAX_HINTS} hints the expired ones go, then all.
+ * Counter groups that recently refused on requests, so that the next request to such a group, until
+ * the refusal's window ends, can be decided with a free upper bound of its prompt instead of a
+ * tokenizer run ({@link PromptTokens#upperBound()}): such a request is refused again (request counts
+ * fall only when their window ends, or when a compensation takes back a lost decision: then a
+ * request admitted after all over-reserves until its settlement). Parallel-slot refusals are not
+ * hinted: a slot frees as soon as any call ends, and an admitted request would hold the bound's
+ * reservation, up to 1.5 times its body's bytes, for its whole call. A hint never refuses anything
+ * itself. Bounded: beyond {@value #MAX_HINTS} hints the expired ones go, then all.
  */
 final class RefusalHints {
 
     static final int MAX_HINTS = 4096;
-    /** A slot refusal clears as soon as any request finishes: hinted only briefly. */
-    static final long SLOT_HINT_MILLIS = 1000;
 
     private final Map<Key, Long> until = new ConcurrentHashMap<>();
 
     private record Key(GroupKind kind, String id, String member) {
     }
 
-    /** Whether any group of the plan refused on requests or slots in a window that has not ended yet. */
+    /** Whether any group of the plan refused on requests in a window that has not ended yet. */
     boolean anyHinted(Iterable<CounterGroup> groups, long now) {
         if (until.isEmpty()) {
             return false;
@@ -35,13 +36,9 @@ final class RefusalHints {
         return false;
     }
 
-    /** Notes the refusal of a verdict, if it was on requests or slots. */
+    /** Notes the refusal of a verdict, if it was on requests. */
     void note(Refusal refusal, long now) {
-        long validFor = switch (refusal.dimension()) {
-            case REQUESTS -> refusal.resetMillis();
-            case PARALLEL_REQUESTS -> SLOT_HINT_MILLIS;
-            case TOKENS, MONEY -> 0;
-        };
+        long validFor = refusal.dimension() == Dimension.REQUESTS ? refusal.resetMillis() : 0;
         if (validFor <= 0) {
             return;
         }

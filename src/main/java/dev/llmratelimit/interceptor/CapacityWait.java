@@ -7,9 +7,12 @@ import dev.llmratelimit.wait.WaitRoom;
 import dev.llmratelimit.wait.WaitingDecision;
 
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /** A refused {@code @RateLimited} call waiting for capacity (SPEC section 15), where its model and pool allow it. */
@@ -38,6 +41,34 @@ final class CapacityWait {
     }
 
     /**
+     * The stage an asynchronous call that waits returns at once: the call runs when admitted. A
+     * caller that cancels the stage or lets it time out takes the call out of the room, and an
+     * admission that came meanwhile is given back, since nobody runs the call for it.
+     */
+    static CompletionStage<Object> later(WaitingDecision<Admission> waiting,
+                                         Function<Admission, CompletionStage<Object>> call) {
+        CompletableFuture<Object> answer = new CompletableFuture<>();
+        answer.whenComplete((result, failure) -> waiting.leave());      // no effect once the wait is over
+        waiting.outcome().whenCompleteAsync((admission, left) -> {
+            if (left != null) {
+                return;
+            }
+            if (answer.isDone()) {
+                admission.abort();
+                return;
+            }
+            call.apply(admission).whenComplete((result, failure) -> {
+                if (failure != null) {
+                    answer.completeExceptionally(failure);
+                } else {
+                    answer.complete(result);
+                }
+            });
+        });
+        return answer;
+    }
+
+    /**
      * Blocks the calling thread until the call is admitted or its wait is over; then the last refusal
      * (the first one if the room never answered).
      */
@@ -45,11 +76,21 @@ final class CapacityWait {
         try {
             return waiting.outcome().get(waiting.millisLeft() + GRACE_MILLIS, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
-            waiting.leave();
+            Admission meanwhile = leave(waiting);
+            if (meanwhile != null) {
+                meanwhile.abort();
+            }
             throw e;
         } catch (ExecutionException | TimeoutException | CancellationException e) {
-            waiting.leave();
-            return refusal;
+            Admission meanwhile = leave(waiting);
+            return meanwhile != null ? meanwhile : refusal;
         }
+    }
+
+    /** Leaves the room; the decision that completed the wait just before, if one did (it must not be dropped). */
+    private static Admission leave(WaitingDecision<Admission> waiting) {
+        waiting.leave();
+        CompletableFuture<Admission> outcome = waiting.outcome();
+        return outcome.isDone() && !outcome.isCompletedExceptionally() ? outcome.join() : null;
     }
 }

@@ -92,7 +92,7 @@ public class RateLimitInterceptor {
             throw RateLimitRefusalException.of(admission, style);
         }
         if (CompletionStage.class.isAssignableFrom(invocation.getMethod().getReturnType())) {
-            return waiting.outcome().thenComposeAsync(admitted -> proceedLater(invocation, admitted, call, style));
+            return CapacityWait.later(waiting, admitted -> proceedLater(invocation, admitted, call, style));
         }
         return proceed(invocation, CapacityWait.await(waiting, admission), call, style);
     }

@@ -8,6 +8,10 @@ import dev.llmratelimit.engine.PromptTokens;
 import dev.llmratelimit.identity.Caller;
 import dev.llmratelimit.usage.RequestPromptTokens;
 import dev.llmratelimit.usage.TokenCounter;
+import dev.llmratelimit.wait.AdmissionDecider;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Decides a request for its model and, when that model refuses it, for each of the model's fallbacks
@@ -27,13 +31,16 @@ final class ModelChooser {
         if (first.permitsCall() || first.outcome() != Admission.Outcome.REFUSED) {
             return new ModelChoice(first, chat.model(), null);
         }
+        List<Object> refusedBy = new ArrayList<>(4);
+        refusedBy.add(AdmissionDecider.groupOf(first));
         for (String fallback : runtime.fallbacks().chain(chat.model(), first.plan().pool())) {
             Admission next = admit(caller, fallback, chat, body);
             if (next.permitsCall()) {
                 return new ModelChoice(next, fallback, chat.model());
             }
+            refusedBy.add(AdmissionDecider.groupOf(next));
         }
-        return new ModelChoice(first, chat.model(), null);
+        return new ModelChoice(first, chat.model(), null, refusedBy.size() == 1 ? List.of() : List.copyOf(refusedBy));
     }
 
     /**

@@ -37,7 +37,8 @@ public record AdmissionDecider(Supplier<Admission> decideAgain) implements Waiti
 
     /**
      * What refused a request: the group (kind, name, member), the limit and the pool the request
-     * counted in; the increments are left out, since they differ from request to request.
+     * counted in. Requests and slots refuse every request alike, so the increments are left out; on
+     * tokens and money a smaller request may fit where a larger one did not, so the size is part of it.
      */
     public static Object groupOf(Admission refused) {
         Refusal refusal = refused.refusal();
@@ -46,8 +47,13 @@ public record AdmissionDecider(Supplier<Admission> decideAgain) implements Waiti
             return where + "\u0000store";
         }
         CounterGroup group = refusal.group();
+        String size = switch (refusal.dimension()) {
+            case TOKENS -> "\u0000" + group.increments().tokens();
+            case MONEY -> "\u0000" + group.increments().micros();
+            case REQUESTS, PARALLEL_REQUESTS -> "";
+        };
         return where + '\u0000' + group.kind() + '\u0000' + group.id() + '\u0000' + group.member()
-                + '\u0000' + refusal.dimension();
+                + '\u0000' + refusal.dimension() + size;
     }
 
     /** Milliseconds until a refusal would clear if nothing else happened; a slot is tried again after 1 s. */

@@ -4,6 +4,7 @@ import dev.llmratelimit.engine.AdmissionStore;
 import dev.llmratelimit.engine.CounterGroup;
 import dev.llmratelimit.engine.GroupCounts;
 import dev.llmratelimit.engine.GroupKind;
+import dev.llmratelimit.engine.GroupWindow;
 import dev.llmratelimit.engine.Increments;
 import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.ModelGroups;
@@ -96,12 +97,27 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                     apply(groups.get(i), held[i], plan, now);
                     ends[i] = held[i].end;
                 }
-                decisions.put(plan.requestId(), new Applied(ends, now + plan.leaseMillis()));
+                decisions.put(plan.requestId(), new Applied(ends, keptUntil(plan, ends, now)));
             }
             return verdict;
         } finally {
             unlock(held);
         }
+    }
+
+    /**
+     * The lease, and as long as a window the decision reserved tokens in still counts: a call that
+     * outlives its lease is then still settled against its reservation (as in {@code admit.lua}).
+     */
+    private static long keptUntil(Plan plan, long[] windowEnds, long now) {
+        long until = now + plan.leaseMillis();
+        for (int i = 0; i < windowEnds.length; i++) {
+            GroupWindow window = plan.group(i).window();
+            if (window.counts() && !window.isPeriod() && plan.group(i).increments().tokens() > 0) {
+                until = Math.max(until, windowEnds[i] + (window.sliding() ? window.millis() : 0));
+            }
+        }
+        return until;
     }
 
     private static void apply(CounterGroup group, CounterCell cell, Plan plan, long now) {

@@ -176,5 +176,18 @@ for i = 1, n do
     end
     ends[i] = string.format('%d', group.windowEnd)
 end
-redis.call('SET', marker, table.concat(ends, ','), 'PX', lease)
+-- The record lives for the lease, and while a window it reserved tokens in still counts: a call that
+-- outlives its lease is then still settled against its reservation, not beside it.
+local keep = lease
+for i = 1, n do
+    local group = g[i]
+    if group.hash > 0 and group.window > 0 and group.incTok > 0 then
+        local life = group.windowEnd - now
+        if group.sliding then
+            life = life + group.window
+        end
+        keep = math.max(keep, life)
+    end
+end
+redis.call('SET', marker, table.concat(ends, ','), 'PX', string.format('%d', keep))
 return result
