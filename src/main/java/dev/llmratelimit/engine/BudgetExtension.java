@@ -109,9 +109,14 @@ public final class BudgetExtension implements PlanExtension {
         return Saturating.clamp(price.costMicros(prompt, 0, 0, Saturating.multiply(perChoice, request.n())));
     }
 
-    /** The micro-dollars the usage costs: uncached prompt, cached prompt and completion at the model's prices. */
+    /**
+     * The micro-dollars the usage costs at the model's prices: uncached prompt, cached prompt,
+     * cache-creation tokens (part of the prompt tokens, Anthropic) and completion.
+     */
     static long cost(ModelPrice price, Usage usage) {
-        long cached = Math.min(Math.max(0, usage.cachedPromptTokens()), Math.max(0, usage.promptTokens()));
-        return Saturating.clamp(price.costMicros(usage.promptTokens() - cached, cached, 0, usage.completionTokens()));
+        long prompt = Math.max(0, usage.promptTokens());
+        long cached = Math.min(Math.max(0, usage.cachedPromptTokens()), prompt);
+        long written = Math.min(Math.max(0, usage.cacheCreationTokens()), prompt - cached);
+        return Saturating.clamp(price.costMicros(prompt - cached - written, cached, written, usage.completionTokens()));
     }
 }
