@@ -13,13 +13,13 @@ import static dev.llmratelimit.testsupport.Policies.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Attacks on the refusal hints: a hint may spare a tokenizer run, but it must never make a request
+ * The refusal hints: a hint may spare a tokenizer run, but it must never make a request
  * that the exact counts admit get refused. With {@code token-admission=reserve} a stale slot hint
  * admits the next request of that caller with the free upper bound of its prompt (1.5 x the body's
  * bytes, about 6 x the tokens of English prose) as its reservation; until that call ends, the model's
  * TPM is short by the difference, for every caller.
  */
-class RefusalHintsAttackTest {
+class StaleHintTest {
 
     private static final long PROMPT = 5_000;
     /** What the filter passes for a body of about 20 kB holding a 5,000-token prompt. */

@@ -15,11 +15,11 @@ import java.util.function.IntSupplier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Attacks on the interceptor's waiting path (SPEC section 15) where it meets the one-admission
+ * The interceptor's waiting path (SPEC section 15) where it meets the one-admission
  * engine: whatever a waiter is admitted with must be given back exactly once, also when nobody is
  * there any more to run the call. Principal {@code zed} (the test resolver) has one parallel slot.
  */
-class InterceptorWaitingAttackTest {
+class InterceptorAbandonedWaiterTest {
 
     private static EmbeddedTomcat tomcat;
 
@@ -78,7 +78,7 @@ class InterceptorWaitingAttackTest {
         assertThat(waiters()).isEqualTo(1);
         assertThat(later.toCompletableFuture().cancel(false)).isTrue();
 
-        await(InterceptorWaitingAttackTest::waiters, 0);                // the next window admitted the waiter
+        await(InterceptorAbandonedWaiterTest::waiters, 0);                // the next window admitted the waiter
         Thread.sleep(100);                                               // its (skipped) continuation has run
         assertThat(WaitingChatService.CALLS).hasValue(1);               // the cancelled call never ran ...
 

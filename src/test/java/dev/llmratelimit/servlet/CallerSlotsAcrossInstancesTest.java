@@ -34,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * than N run at once, every one is answered, and at the end every slot is given back (the sorted
  * sets are empty, not merely expired).
  */
-class CallerSlotsAcrossInstancesAttackTest {
+class CallerSlotsAcrossInstancesTest {
 
     @RegisterExtension
     static final RedisServerExtension REDIS = new RedisServerExtension();

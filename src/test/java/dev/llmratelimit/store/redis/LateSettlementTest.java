@@ -20,13 +20,12 @@ import static dev.llmratelimit.testsupport.Policies.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Attack on {@code Settlement.asLate()}: a call that outlives {@code parallel-lease} (a long stream;
- * a 10 min lease under a 1 h window) is settled late. Its usage must replace its reservation, as in
- * time: with Redis the decision's marker (the window ends it counted in) expires with the lease, so
- * settle.lua adds the usage to the live window and the whole reservation stays counted beside it.
- * The memory store still holds the record and settles exactly; the two stores disagree.
+ * A call that outlives {@code parallel-lease} (a long stream; a 10 min lease under a 1 h window) is
+ * settled late: its usage still replaces its reservation, because the decision's record lives as long
+ * as the window it reserved in counts (it used to expire with the lease in Redis, and the whole
+ * reservation stayed counted beside the usage). Memory and Redis agree.
  */
-class LateSettlementAttackTest {
+class LateSettlementTest {
 
     @RegisterExtension
     static final RedisServerExtension REDIS = new RedisServerExtension();

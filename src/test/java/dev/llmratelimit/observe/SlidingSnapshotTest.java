@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * sliding window the previous window weighted in, for the model and for every pool, after
  * settlements and refunds. Checked against the figures of the next decision itself.
  */
-class SlidingSnapshotAttackTest {
+class SlidingSnapshotTest {
 
     @RegisterExtension
     static final RedisServerExtension REDIS = new RedisServerExtension();

@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * refusal on tokens as "the group is full" for every later waiter, but a smaller request may fit
  * where a larger one does not.
  */
-class FallbackWaitingAttackTest {
+class WaitersThatFitTest {
 
     private static final HttpClient CLIENT = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
