@@ -15,7 +15,9 @@ import java.util.concurrent.TimeUnit;
  * A real PostgreSQL server from Debian's package ({@code /usr/lib/postgresql/<n>/bin}), with its
  * own data directory under {@code target/} and a free port; trust authentication on 127.0.0.1 only.
  * {@code initdb} and {@code postgres} refuse to run as root, so as root they run as the
- * {@code postgres} user (through {@code setpriv}, which execs: the process is the server itself).
+ * {@code postgres} user (through {@code setpriv}, which execs: the process is the server itself);
+ * where that user cannot reach {@code target/} (a checkout in a private directory), the data
+ * directory goes under the system's temporary directory instead.
  */
 public final class PostgresServer implements AutoCloseable {
 
@@ -43,8 +45,9 @@ public final class PostgresServer implements AutoCloseable {
             throw new IllegalStateException("No PostgreSQL server under /usr/lib/postgresql (apt-get install postgresql)");
         }
         try {
-            Path base = Path.of("target").toAbsolutePath();
-            Files.createDirectories(base);
+            Path target = Path.of("target").toAbsolutePath();
+            Files.createDirectories(target);
+            Path base = serverUserReaches(target) ? target : Path.of(System.getProperty("java.io.tmpdir"));
             Path dir = Files.createTempDirectory(base, "postgres-");
             PostgresServer server = new PostgresServer(bin, dir.resolve("data"), RedisServer.freePort());
             server.initdb(dir);
@@ -72,12 +75,25 @@ public final class PostgresServer implements AutoCloseable {
         return "root".equals(System.getProperty("user.name"));
     }
 
+    /** Whether the server's user may enter {@code dir} (always, unless the tests run as root). */
+    private static boolean serverUserReaches(Path dir) throws IOException {
+        if (!root()) {
+            return true;
+        }
+        try {
+            return new ProcessBuilder(asServerUser(List.of("test", "-x", dir.toString()))).start().waitFor() == 0;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        }
+    }
+
     private void initdb(Path dir) throws IOException {
         if (root()) {
             run(List.of("chown", "-R", "postgres:postgres", dir.toString()));
         }
         run(asServerUser(List.of(bin.resolve("initdb").toString(), "-D", dataDir.toString(), "-U", "postgres",
-                "--auth=trust", "-E", "UTF8", "--no-sync")));
+                "--auth=trust", "-E", "UTF8", "--no-sync")), dir);
     }
 
     public synchronized void start() {
@@ -89,6 +105,7 @@ public final class PostgresServer implements AutoCloseable {
                     "-D", dataDir.toString(), "-p", Integer.toString(port), "-k", dataDir.toString(),
                     "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200", "-c", "fsync=off",
                     "-c", "synchronous_commit=off", "-c", "full_page_writes=off")))
+                    .directory(dataDir.getParent().toFile())
                     .redirectErrorStream(true)
                     .redirectOutput(dataDir.getParent().resolve("postgres.log").toFile());
             process = builder.start();
@@ -154,7 +171,7 @@ public final class PostgresServer implements AutoCloseable {
         try {
             run(List.of("rm", "-rf", dataDir.getParent().toString()));
         } catch (IOException e) {
-            // left under target/
+            // left behind in its temporary directory
         }
     }
 
@@ -168,7 +185,13 @@ public final class PostgresServer implements AutoCloseable {
     }
 
     private static void run(List<String> command) throws IOException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        run(command, null);
+    }
+
+    /** @param directory where the command runs ({@code null}: here); the server's user must be able to enter it */
+    private static void run(List<String> command, Path directory) throws IOException {
+        Process p = new ProcessBuilder(command).directory(directory == null ? null : directory.toFile())
+                .redirectErrorStream(true).start();
         try {
             String output = new String(p.getInputStream().readAllBytes());
             if (p.waitFor() != 0) {
