@@ -76,8 +76,9 @@ final class DecisionCost {
     static void write(Report report, List<Cost> costs) {
         report.heading("1. Decision cost, in-memory store (JMH)")
                 .paragraph("One model with `rpm` and `tpm` and three pools (default, `prod` 50 %, `dev` 20 %); each call is "
-                        + "`RateLimiter.admit(AdmissionRequest.of(\"gpt-4o\", \"prod\", null))`: plan lookup, saturation, model and pool checks, "
-                        + "counting. Bucket4j: two local buckets (requests and tokens, one greedy minute bandwidth each), "
+                        + "`RateLimiter.admit(AdmissionRequest.of(\"gpt-4o\", \"prod\", null))` and the admission's settlement "
+                        + "(`abort()`), as every request has: plan, saturation, model and pool checks, counting, the "
+                        + "decision's record and its release. Bucket4j: two local buckets (requests and tokens, one greedy minute bandwidth each), "
                         + "`requests.tryConsume(1) && tokens.tryConsume(1)`. Percentiles come from JMH sample mode (per-call "
                         + "times, which include about 20-30 ns of timer overhead on both sides, at the timer's granularity), "
                         + "the average from JMH average-time mode; at 2 threads both threads hit the same model (one lock) "
