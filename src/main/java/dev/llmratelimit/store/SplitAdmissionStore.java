@@ -4,6 +4,8 @@ import dev.llmratelimit.engine.AdmissionStore;
 import dev.llmratelimit.engine.BudgetFigures;
 import dev.llmratelimit.engine.CounterGroup;
 import dev.llmratelimit.engine.GroupKind;
+import dev.llmratelimit.engine.ModelCounters;
+import dev.llmratelimit.engine.ModelGroups;
 import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.engine.Refusal;
 import dev.llmratelimit.engine.Settlement;
@@ -150,6 +152,12 @@ public final class SplitAdmissionStore implements AdmissionStore {
         if (failure != null) {
             throw failure;
         }
+    }
+
+    /** Model counters live in the counter store: the status page and gauges read them there. */
+    @Override
+    public ModelCounters snapshot(ModelGroups model) {
+        return counters.snapshot(model);
     }
 
     @Override

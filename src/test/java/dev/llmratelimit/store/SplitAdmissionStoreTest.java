@@ -77,6 +77,14 @@ class SplitAdmissionStoreTest {
     }
 
     @Test
+    void theStatusPageReadsTheModelsCountersFromTheCounterStore() {
+        RateLimiter limiter = limiter("teams.team-a.budget=1");
+        admit(limiter).complete(new Usage(40, 60, 0));
+        admit(limiter).abort();
+        assertThat(limiter.snapshot("m").requests()).isEqualTo(2);
+    }
+
+    @Test
     void aCounterRefusalNeverReachesTheBudgetStore() {
         RateLimiter limiter = limiter("teams.team-a.budget=1");
         Admission holding = admit(limiter);                          // takes the key's only slot
