@@ -165,9 +165,13 @@ public final class Admission {
         }
     }
 
-    /** Whether this is the first finishing call of an admitted request, whose plan must be settled. */
+    /**
+     * Whether this is the first finishing call of a request whose plan must be settled: an admitted
+     * one, or one served without the decision's answer (fail-open), which is counted all the same.
+     */
     private boolean finish() {
-        return finished.compareAndSet(false, true) && outcome == Outcome.ADMITTED;
+        return finished.compareAndSet(false, true)
+                && (outcome == Outcome.ADMITTED || outcome == Outcome.STORE_FAILED_OPEN);
     }
 
     private void settle(Usage usage) {
@@ -177,8 +181,14 @@ public final class Admission {
 
     private void settle(Settlement settlement) {
         boolean late = clock.millis() - decidedAt >= plan.leaseMillis();
+        if (late) {
+            settlement = settlement.asLate();
+        }
+        if (outcome == Outcome.STORE_FAILED_OPEN) {
+            settlement = settlement.asUnanswered();
+        }
         try {
-            store.settle(plan, late ? settlement.asLate() : settlement);
+            store.settle(plan, settlement);
         } catch (StoreUnavailableException e) {
             observer.storeFailed(DecisionObserver.StoreOperation.RECORD);
             SETTLE_FAILURES.log("Could not settle a request; its slots and reservation end with their lease", e);

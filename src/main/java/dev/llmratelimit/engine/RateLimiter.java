@@ -202,7 +202,11 @@ public final class RateLimiter {
         } catch (StoreUnavailableException e) {
             observer.storeFailed(DecisionObserver.StoreOperation.DECIDE);
             boolean open = policy.onStoreFailure() == StoreFailureMode.FAIL_OPEN;
-            STORE_FAILURES.log("Counter store unavailable, request " + (open ? "admitted (fail-open)" : "refused (fail-closed)"), e);
+            STORE_FAILURES.log(e.getMessage() + "; request " + (open ? "admitted (fail-open), counted once the store answers"
+                    : "refused (fail-closed)"), e);
+            if (!open && e.mayHaveRun()) {
+                cancelQuietly(plan);   // a refused request must count nothing, even if its decision runs late
+            }
             return admission(open ? Admission.Outcome.STORE_FAILED_OPEN : Admission.Outcome.STORE_FAILED_CLOSED,
                     plan, null, null);
         } catch (RuntimeException e) {

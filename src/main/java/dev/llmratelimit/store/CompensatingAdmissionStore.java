@@ -10,16 +10,20 @@ import dev.llmratelimit.engine.ThrottledLog;
 import dev.llmratelimit.engine.Verdict;
 
 import java.time.Clock;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * Makes sure a decision nobody acted on counts nothing, and that a settlement that timed out is
- * applied after all. A decision whose answer never came may still run on the store (a timeout is
- * not a failure): its request id is queued for a {@link Settlement#CANCEL}, which takes back what
- * it applied or leaves a tombstone it obeys. A settlement that timed out is queued as it is. The
- * queue is sent, oldest first, before the next call once the store answers again, so a caller
- * whose slots a stalled store took is served as soon as the store is back. A request waits for
- * one store call that gets no answer at most: when sending the queue fails, its own call is not
- * made (a decision fails as the store failure it is, a settlement joins the queue).
+ * Makes sure a settlement the store did not confirm is applied after all, and that decisions are
+ * made on counters those settlements already corrected. A settlement whose answer never came (a
+ * timeout is not a failure: it may still run) is queued as it is, and so is the cancel of a
+ * refused request whose decision got no answer, which is queued at once while the store is
+ * failing (sending it would only add a timeout). The queue is sent, oldest first, before the next
+ * call once the store answers again, so a caller whose slots a stalled store took is served as
+ * soon as the store is back; a decision that was refused while settlements were still owed is made
+ * again once they have landed, since the refusal may be theirs (a refused decision counted
+ * nothing). A request waits for one store call that gets no answer at most: when sending the queue
+ * fails, its own call is not made (a decision fails as the store failure it is, a settlement joins
+ * the queue).
  */
 public final class CompensatingAdmissionStore implements AdmissionStore {
 
@@ -32,55 +36,64 @@ public final class CompensatingAdmissionStore implements AdmissionStore {
     private final AdmissionStore delegate;
     private final PendingCompensations pending;
     private final Clock clock;
+    private final String storeName;
+    /** One thread sends the queue at a time; another that needs it sent waits for it. */
+    private final ReentrantLock sending = new ReentrantLock();
     /** Whether the last call reached the store: only then is the queue sent before a call. */
     private volatile boolean healthy = true;
 
     public CompensatingAdmissionStore(AdmissionStore delegate, PendingCompensations pending, Clock clock) {
+        this(delegate, pending, clock, "counter store");
+    }
+
+    /** @param storeName names the store in logs ({@code counter store}, {@code budget store}) */
+    public CompensatingAdmissionStore(AdmissionStore delegate, PendingCompensations pending, Clock clock,
+                                      String storeName) {
         this.delegate = delegate;
         this.pending = pending;
         this.clock = clock;
+        this.storeName = storeName;
     }
 
     @Override
     public Verdict decide(Plan plan) {
         if (healthy && drain() == UNREACHABLE) {
             // The store stopped answering while the queue was sent: a second call would only add its timeout.
-            throw StoreUnavailableException.notRun("The store did not answer a pending compensation");
+            throw StoreUnavailableException.notRun("The " + storeName + " did not answer a pending compensation");
         }
+        boolean recovering = !healthy;
+        boolean owed = owed();
         Verdict verdict = decideOnce(plan);
-        if (!healthy) {
-            // The store is back: give back what the decisions it ran late took, then decide again
-            // if this one was refused, since the refusal may be theirs (a refused decision counted nothing).
-            healthy = true;
-            if (!pending.isEmpty() && drain() > 0 && !verdict.admitted()) {
+        healthy = true;
+        if (recovering || owed) {
+            int applied = drain();
+            if (!verdict.admitted() && applied != UNREACHABLE && (applied > 0 || owed)) {
                 verdict = decideOnce(plan);
             }
         }
         return verdict;
     }
 
-    /** One decision; one that may have run without its answer arriving is queued to be cancelled. */
+    /** Whether settlements are waiting to be sent, or being sent by another thread. */
+    private boolean owed() {
+        return !pending.isEmpty() || sending.isLocked();
+    }
+
     private Verdict decideOnce(Plan plan) {
         try {
             return delegate.decide(plan);
         } catch (StoreUnavailableException e) {
-            failed();
-            if (e.mayHaveRun()) {
-                queue(plan, Settlement.CANCEL, "a decision without answer");
-            }
-            throw e;
-        } catch (RuntimeException e) {
-            queue(plan, Settlement.CANCEL, "a decision that failed unexpectedly");
+            healthy = false;
             throw e;
         }
     }
 
-    private void failed() {
-        healthy = false;
-    }
-
     @Override
     public void settle(Plan plan, Settlement settlement) {
+        if (!healthy && settlement.cancel()) {
+            queue(plan, settlement, "a refused request while the store does not answer");
+            return;
+        }
         if (healthy && drain() == UNREACHABLE) {
             queue(plan, settlement, "a settlement while the store does not answer");
             return;
@@ -89,7 +102,7 @@ public final class CompensatingAdmissionStore implements AdmissionStore {
             delegate.settle(plan, settlement);
             healthy = true;
         } catch (StoreUnavailableException e) {
-            failed();
+            healthy = false;
             queue(plan, settlement, "a settlement without answer");
         }
     }
@@ -97,33 +110,42 @@ public final class CompensatingAdmissionStore implements AdmissionStore {
     private void queue(Plan plan, Settlement settlement, String what) {
         pending.add(plan, settlement, clock.millis());
         FATES.log("Queued the " + (settlement.cancel() ? "cancel" : "settlement") + " of " + what
-                + " until the store answers again (" + pending.size() + " pending, "
+                + " until the " + storeName + " answers again (" + pending.size() + " pending, "
                 + pending.count(PendingCompensations.Fate.DROPPED) + " dropped, "
                 + pending.count(PendingCompensations.Fate.EXPIRED) + " expired so far)", null);
     }
 
     /**
-     * Sends pending settlements until one fails (the store is still away) or the batch is done;
-     * returns how many were applied, or {@link #UNREACHABLE} when one got no answer.
+     * Sends pending settlements until one fails (the store is still away) or the batch is done,
+     * after any sending in progress on another thread; returns how many were applied, or
+     * {@link #UNREACHABLE} when one got no answer.
      */
     private int drain() {
-        int applied = 0;
-        for (int i = 0; i < DRAIN_PER_CALL && !pending.isEmpty(); i++) {
-            PendingCompensations.Entry entry = pending.next(clock.millis());
-            if (entry == null) {
-                break;
-            }
-            try {
-                delegate.settle(entry.plan(), entry.settlement());
-                pending.applied();
-                applied++;
-            } catch (RuntimeException e) {
-                pending.retryLater(entry);
-                failed();
-                return UNREACHABLE;
-            }
+        if (!owed()) {
+            return 0;
         }
-        return applied;
+        sending.lock();
+        try {
+            int applied = 0;
+            for (int i = 0; i < DRAIN_PER_CALL && !pending.isEmpty(); i++) {
+                PendingCompensations.Entry entry = pending.next(clock.millis());
+                if (entry == null) {
+                    break;
+                }
+                try {
+                    delegate.settle(entry.plan(), entry.settlement());
+                    pending.applied();
+                    applied++;
+                } catch (RuntimeException e) {
+                    pending.retryLater(entry);
+                    healthy = false;
+                    return UNREACHABLE;
+                }
+            }
+            return applied;
+        } finally {
+            sending.unlock();
+        }
     }
 
     @Override

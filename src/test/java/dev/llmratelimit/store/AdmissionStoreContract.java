@@ -640,6 +640,35 @@ public abstract class AdmissionStoreContract {
     }
 
     @Test
+    void aRequestServedWithoutAnAnswerIsCountedOnceWhateverItsDecisionDoesLater() {
+        AdmissionStore store = newStore();
+        CounterGroup team = new CounterGroup(GroupKind.TEAM, "served", "", GroupWindow.rolling(60_000, false),
+                new Limits(3, 1000, Limits.NONE, Limits.NONE), Enforcement.ALWAYS, new Increments(1, 0, 0, false));
+        Plan neverAnswered = new Plan("no-answer", "m", "default", List.of(team), 600_000, UsageCost.FREE);
+        store.settle(neverAnswered, Settlement.of(40, 0).asUnanswered());
+        store.settle(neverAnswered, Settlement.of(40, 0).asUnanswered());          // sent again: counted once
+        try {
+            store.decide(neverAnswered);                                          // the decision runs late
+        } catch (RuntimeException refusedToRun) {
+            // a store may answer a decision already settled with an error; it must count nothing either way
+        }
+        Plan answered = new Plan("answered-late", "m", "default", List.of(team), 600_000, UsageCost.FREE);
+        assertThat(store.decide(answered).admitted()).isTrue();                   // ran late, then settled
+        store.settle(answered, Settlement.of(10, 0).asUnanswered());
+
+        assertThat(store.decide(new Plan("next", "m", "default", List.of(team), 600_000, UsageCost.FREE)).admitted())
+                .isTrue();
+        Verdict full = store.decide(new Plan("full", "m", "default", List.of(team), 600_000, UsageCost.FREE));
+        assertThat(full.refusal().dimension()).isEqualTo(Dimension.REQUESTS);
+        assertThat(full.refusal().current()).isEqualTo(3);                        // the two served, and "next"
+        CounterGroup tokensOnly = new CounterGroup(GroupKind.TEAM, "served", "", GroupWindow.rolling(60_000, false),
+                new Limits(Limits.NONE, 1000, Limits.NONE, Limits.NONE), Enforcement.ALWAYS, new Increments(0, 951, 0, false));
+        Verdict tokens = store.decide(new Plan("tokens", "m", "default", List.of(tokensOnly), 600_000, UsageCost.FREE));
+        assertThat(tokens.refusal().dimension()).isEqualTo(Dimension.TOKENS);
+        assertThat(tokens.refusal().current()).isEqualTo(50);                     // 40 + 10 recorded, once each
+    }
+
+    @Test
     void callerLimitsSlideWithTheWindow() throws InterruptedException {
         RateLimiter limiter = limiter("models.m.rpm=1000", "window-mode=sliding", "window=" + rollingWindow());
         Duration window = limiter.policy().window();

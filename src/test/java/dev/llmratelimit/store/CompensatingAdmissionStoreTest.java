@@ -23,7 +23,11 @@ import static dev.llmratelimit.testsupport.Admits.admit;
 import static dev.llmratelimit.testsupport.Policies.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Decisions and settlements whose answer never came are compensated once the store answers again. */
+/**
+ * Decisions and settlements whose answer never came are compensated once the store answers again:
+ * a request refused without an answer (fail-closed) counts nothing, one served without an answer
+ * (fail-open) counts once.
+ */
 class CompensatingAdmissionStoreTest {
 
     private final MutableClock clock = new MutableClock();
@@ -36,10 +40,10 @@ class CompensatingAdmissionStoreTest {
 
     @Test
     void slotsThatTimedOutDecisionsTookAreGivenBackBeforeTheNextDecision() {
-        RateLimiter limiter = new RateLimiter(policy("models.m.rpm=100"), store);
+        RateLimiter limiter = new RateLimiter(policy("models.m.rpm=100", "on-store-failure=fail-closed"), store);
         stalling.stalled = true;                       // every decision runs, but its answer is lost
         for (int i = 0; i < 6; i++) {
-            assertThat(admit(limiter, "m", null, null, caller).outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_OPEN);
+            assertThat(admit(limiter, "m", null, null, caller).outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_CLOSED);
         }
         assertThat(pending.size()).isEqualTo(6);
         stalling.stalled = false;
@@ -56,7 +60,38 @@ class CompensatingAdmissionStoreTest {
             admission.complete(new Usage(1, 1, 0));
         }
         Verdict model = admit(limiter, "m", null).verdict();
-        assertThat(model.requestRemaining()).isEqualTo(100 - 4 - 1);     // the six lost decisions count nothing
+        assertThat(model.requestRemaining()).isEqualTo(100 - 4 - 1);     // the six refused decisions count nothing
+    }
+
+    @Test
+    void requestsServedWithoutAnAnswerAreCountedOnceAndGiveTheirSlotsBack() {
+        RateLimiter limiter = new RateLimiter(policy("models.m.rpm=100"), store);
+        stalling.stalled = true;                       // every decision runs (4 take a slot, 2 are refused), answers lost
+        Admission[] servedOpen = new Admission[6];
+        for (int i = 0; i < 6; i++) {
+            servedOpen[i] = admit(limiter, "m", null, null, caller);
+            assertThat(servedOpen[i].outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_OPEN);
+        }
+        assertThat(pending.size()).isZero();           // nothing to cancel: they are served
+        servedOpen[0].complete(new Usage(1, 1, 0));    // finished while the store is still away: queued
+        assertThat(pending.size()).isEqualTo(1);
+        stalling.stalled = false;
+        for (int i = 1; i < 6; i++) {
+            servedOpen[i].complete(new Usage(1, 1, 0));
+        }
+
+        Admission[] served = new Admission[4];
+        for (int i = 0; i < 4; i++) {
+            served[i] = admit(limiter, "m", null, null, caller);
+            assertThat(served[i].outcome()).as("request %d", i).isEqualTo(Admission.Outcome.ADMITTED);
+        }
+        assertThat(admit(limiter, "m", null, null, caller).refusal().dimension()).isEqualTo(Dimension.PARALLEL_REQUESTS);
+        assertThat(pending.count(PendingCompensations.Fate.APPLIED)).isEqualTo(1);
+        for (Admission admission : served) {
+            admission.complete(new Usage(1, 1, 0));
+        }
+        Verdict model = admit(limiter, "m", null).verdict();
+        assertThat(model.requestRemaining()).isEqualTo(100 - 6 - 4 - 1);  // the six served without answer count too
     }
 
     @Test
@@ -76,7 +111,7 @@ class CompensatingAdmissionStoreTest {
 
     @Test
     void aCompensationOlderThanItsLeaseIsDroppedAndCounted() {
-        RateLimiter limiter = new RateLimiter(policy("models.m.rpm=100"), store);
+        RateLimiter limiter = new RateLimiter(policy("models.m.rpm=100", "on-store-failure=fail-closed"), store);
         stalling.stalled = true;
         admit(limiter, "m", null, null, caller);
         stalling.stalled = false;
@@ -90,7 +125,7 @@ class CompensatingAdmissionStoreTest {
     void theQueueIsBoundedAndDropsTheOldest() {
         PendingCompensations small = new PendingCompensations(2);
         CompensatingAdmissionStore bounded = new CompensatingAdmissionStore(stalling, small, clock);
-        RateLimiter limiter = new RateLimiter(policy("models.m.rpm=100"), bounded);
+        RateLimiter limiter = new RateLimiter(policy("models.m.rpm=100", "on-store-failure=fail-closed"), bounded);
         stalling.stalled = true;
         for (int i = 0; i < 5; i++) {
             admit(limiter, "m", null, null, caller);
@@ -102,7 +137,7 @@ class CompensatingAdmissionStoreTest {
 
     @Test
     void aRequestWaitsForOneUnansweredCallAtMostWhileTheQueueIsSent() {
-        RateLimiter limiter = new RateLimiter(policy("models.m.rpm=1000"), store);
+        RateLimiter limiter = new RateLimiter(policy("models.m.rpm=1000", "on-store-failure=fail-closed"), store);
         stalling.stalled = true;
         for (int i = 0; i < CompensatingAdmissionStore.DRAIN_PER_CALL + 6; i++) {
             admit(limiter, "m", null, null, caller);
@@ -115,7 +150,7 @@ class CompensatingAdmissionStoreTest {
         stalling.stalled = true;
         int before = stalling.calls;
         Admission admission = admit(limiter, "m", null);
-        assertThat(admission.outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_OPEN);
+        assertThat(admission.outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_CLOSED);
         assertThat(stalling.calls - before).as("store calls of one request").isEqualTo(1);
         assertThat(pending.size()).isEqualTo(6);       // the decision never ran: nothing new to cancel
         before = stalling.calls;
@@ -132,13 +167,13 @@ class CompensatingAdmissionStoreTest {
 
     @Test
     void aDecisionAskedAgainAfterRecoveryThatGetsNoAnswerIsCancelledToo() {
-        RateLimiter limiter = new RateLimiter(policy("models.m.rpm=1"), store);
+        RateLimiter limiter = new RateLimiter(policy("models.m.rpm=1", "on-store-failure=fail-closed"), store);
         stalling.stalled = true;
         admit(limiter, "m", null);                     // runs and takes the one request; the answer is lost
         stalling.stalled = false;
         // Refused by the lost decision's count; its cancel is sent; asked again, that answer is lost too.
         stalling.stallDecisionsFrom = stalling.decisions + 2;   // the next request's second decision
-        assertThat(admit(limiter, "m", null).outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_OPEN);
+        assertThat(admit(limiter, "m", null).outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_CLOSED);
         assertThat(pending.size()).isEqualTo(1);
         stalling.stallDecisionsFrom = Integer.MAX_VALUE;
 

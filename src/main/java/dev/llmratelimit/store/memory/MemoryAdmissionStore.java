@@ -40,7 +40,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
     private final Clock clock;
     private final ConcurrentMap<CellKey, CounterCell> cells = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, Applied> decisions = new ConcurrentHashMap<>();
-    /** Request ids cancelled before their decision ran, to lease end. */
+    /** Request ids cancelled, or counted without an answer, before their decision ran: to lease end. */
     private final ConcurrentMap<String, Long> cancelled = new ConcurrentHashMap<>();
     private final AtomicInteger untilSweep = new AtomicInteger(SWEEP_EVERY);
 
@@ -146,8 +146,11 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 cancelled.put(plan.requestId(), now + plan.leaseMillis());
                 return;
             }
-            if (applied == null && !settlement.late()) {
+            if (applied == null && (settlement.unanswered() ? cancelled.containsKey(plan.requestId()) : !settlement.late())) {
                 return;                          // already finished
+            }
+            if (applied == null && settlement.unanswered()) {
+                cancelled.put(plan.requestId(), now + plan.leaseMillis());   // counted now: a later decision obeys
             }
             for (int i = 0; i < groups.size(); i++) {
                 CounterGroup group = groups.get(i);
@@ -169,8 +172,15 @@ public final class MemoryAdmissionStore implements AdmissionStore {
      *                  no record of the decision (its lease ended): the usage then goes to the live window
      */
     private static void settleCounts(CounterGroup group, CounterCell cell, Long windowEnd, Settlement settlement, long now) {
-        Increments applied = windowEnd == null ? new Increments(0, 0, 0, false) : group.increments();
         String field = field(group);
+        if (windowEnd == null && settlement.unanswered()) {
+            long[] live = liveCounts(cell, field, now, group);
+            CounterCell.add(live, CounterCell.REQUESTS, group.increments().requests());
+            CounterCell.add(live, CounterCell.TOKENS, group.countsTokens() && settlement.tokens() != Settlement.KEEP
+                    ? settlement.tokens() : group.increments().tokens());
+            return;
+        }
+        Increments applied = windowEnd == null ? new Increments(0, 0, 0, false) : group.increments();
         long[] counted = windowEnd == null ? null : cell.countsOf(field, windowEnd, now, group.window());
         if (settlement.cancel()) {
             if (counted != null) {

@@ -121,7 +121,7 @@ final class SlotCall {
         args[3] = Long.toString(settlement.tokens());
         args[4] = Long.toString(settlement.micros());
         args[5] = settlement.cancel() ? "1" : "0";
-        args[6] = settlement.late() ? "1" : "0";
+        args[6] = settlement.unanswered() ? "2" : settlement.late() ? "1" : "0";
         int a = 7;
         for (int i = 0; i < groups.size(); i++) {
             CounterGroup group = groups.get(i);

@@ -5,13 +5,15 @@
 -- requests, reservations and money from the windows that counted them; then releases the slots
 -- and deletes the marker. No marker (never applied, already settled, or its lease ended): a cancel
 -- leaves the tombstone 'x' (a late admit.lua obeys it); a late settlement records its usage in the
--- live windows; anything else does nothing. Runs after window.lua.
+-- live windows; an unanswered one (a request served although its decision got no answer) records
+-- the request and its usage in the live windows and leaves the tombstone, so it counts once whether
+-- its decision never runs or runs after this; anything else does nothing. Runs after window.lua.
 -- A budget's money: the request's reservation is given back unless its lease gave it back
 -- already (exactly one ZREM of its member succeeds), and the cost is spent ('m'), once: -1 spends
 -- the worst case reserved.
 -- KEYS     as admit.lua: the groups' hashes, slot sets and lease sets, then the marker
 -- ARGV     request id, lease ms, group count, tokens (-1: keep reservations), micros (-1: keep),
---          cancel (1/0), late (1/0), then per group (GROUP_ARGS values): hash index, slot set
+--          cancel (1/0), no record (0 nothing, 1 late, 2 unanswered), then per group (GROUP_ARGS values): hash index, slot set
 --          index, lease set index, field suffix, window ms, sliding, period end, increments
 --          requests, tokens, micros, counts tokens (1/0), counts money (1/0)
 local GROUP_ARGS = 12
@@ -21,7 +23,8 @@ local n = tonumber(ARGV[3])
 local tokens = tonumber(ARGV[4])
 local micros = tonumber(ARGV[5])
 local cancel = ARGV[6] == '1'
-local late = ARGV[7] == '1'
+local late = ARGV[7] ~= '0'
+local unanswered = ARGV[7] == '2'
 local markerKey = KEYS[#KEYS]
 
 local marker = redis.call('GET', markerKey)
@@ -107,7 +110,7 @@ for i = 1, n do
                 addClamped(key, counted .. 'r' .. s, -group.incReq)
                 addClamped(key, counted .. 't' .. s, -group.incTok)
             end
-        else
+        elseif applied or not unanswered then
             local reservedTok = applied and group.incTok or 0
             if group.countsTokens and tokens >= 0 then
                 local target = counted
@@ -118,10 +121,20 @@ for i = 1, n do
                     addClamped(key, target .. 't' .. s, tokens - reservedTok)
                 end
             end
+        else
+            liveWindow(key, group)
+            addClamped(key, 'r' .. s, group.incReq)
+            local used = group.incTok
+            if group.countsTokens and tokens >= 0 then
+                used = tokens
+            end
+            addClamped(key, 't' .. s, used)
         end
     end
 end
 if marker then
     redis.call('DEL', markerKey)
+elseif unanswered then
+    redis.call('SET', markerKey, 'x', 'PX', lease)
 end
 return 1
