@@ -6,7 +6,8 @@ import dev.llmratelimit.usage.Usage;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.ArrayList;
+import java.util.List;
 
 import static dev.llmratelimit.testsupport.Policies.policy;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -91,7 +92,7 @@ class RateLimiterTest {
 
     @Test
     void storeFailuresFollowOnStoreFailure() {
-        AtomicInteger records = new AtomicInteger();
+        List<Settlement> settlements = new ArrayList<>();
         AdmissionStore broken = new AdmissionStore() {
             @Override
             public Verdict decide(Plan plan) {
@@ -100,17 +101,23 @@ class RateLimiterTest {
 
             @Override
             public void settle(Plan plan, Settlement settlement) {
-                records.incrementAndGet();
+                settlements.add(settlement);
             }
         };
         Admission open = admit(new RateLimiter(policy("models.m.tpm=10"), broken), "m", null);
         assertThat(open.outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_OPEN);
         assertThat(open.permitsCall()).isTrue();
         open.complete(new Usage(5, 5, 0));
-        assertThat(records).hasValue(0);
+        open.complete(new Usage(5, 5, 0));
+        // served, so counted: once, with its usage, whether or not its decision ever ran
+        assertThat(settlements).containsExactly(Settlement.of(10, 0).asUnanswered());
 
+        settlements.clear();
         Admission closed = admit(new RateLimiter(policy("models.m.tpm=10", "on-store-failure=fail-closed"), broken), "m", null);
         assertThat(closed.outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_CLOSED);
         assertThat(closed.permitsCall()).isFalse();
+        assertThat(settlements).containsExactly(Settlement.CANCEL);   // refused: its decision, if it runs late, is undone
+        closed.complete(new Usage(5, 5, 0));
+        assertThat(settlements).containsExactly(Settlement.CANCEL);
     }
 }

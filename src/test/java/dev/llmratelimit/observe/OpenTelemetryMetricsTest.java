@@ -156,16 +156,16 @@ class OpenTelemetryMetricsTest {
     void decisionsWithoutAnswerAreCountedAsPendingCompensations() {
         PendingCompensations pending = new PendingCompensations(2);
         StoreHealth withQueue = new StoreHealth("redis", Map.of(), pending, clock);
-        RateLimitPolicy policy = policy("models.m.rpm=10");
+        RateLimitPolicy policy = policy("models.m.rpm=10", "on-store-failure=fail-closed");
         metrics = OpenTelemetryTelemetry.of(sdk).metrics(policy, withQueue);
         RateLimiter limiter = new RateLimiter(policy,
                 new CompensatingAdmissionStore(new UnavailableAdmissionStore(), pending, clock), clock,
                 RateLimiter.DEFAULT_LEASE_MILLIS, List.of(), DecisionObserver.both(withQueue, metrics));
         for (int i = 0; i < 3; i++) {
-            assertThat(admit(limiter, "m", null).outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_OPEN);
+            assertThat(admit(limiter, "m", null).outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_CLOSED);
         }
         MetricPoints points = MetricPoints.collect(reader);
-        // Three decisions may still run on the store: three cancels queued, the oldest dropped by the bound of 2.
+        // Three refused decisions may still run on the store: three cancels queued, the oldest dropped by the bound of 2.
         assertThat(points.longValue("llm_ratelimit.store.compensations.pending", Attributes.empty())).isEqualTo(2);
         assertThat(points.longValue("llm_ratelimit.store.compensations", attributes("fate", "queued"))).isEqualTo(3);
         assertThat(points.longValue("llm_ratelimit.store.compensations", attributes("fate", "dropped"))).isEqualTo(1);

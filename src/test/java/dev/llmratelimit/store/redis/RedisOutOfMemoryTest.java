@@ -22,6 +22,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
@@ -35,7 +36,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * refused with OOM. With caller limits on (key requests and parallel slots, team tokens) beside the
  * model's, the circuit must open after {@code store-failure-threshold} failed scripts (no further
  * script reaches Redis), answer as {@code on-store-failure} says, and once memory is free again
- * close at its next probe and limit exactly as before: a failed decision counted nothing anywhere.
+ * close at its next probe and limit exactly as before: a refused decision counted nothing anywhere,
+ * a request served without an answer (fail-open) is counted once, when it finishes.
  * The circuit runs on a clock the test moves, so back-off and probe interval need no sleeping.
  */
 class RedisOutOfMemoryTest {
@@ -101,24 +103,36 @@ class RedisOutOfMemoryTest {
 
         fillPastMaxmemory(server);
         long before = evalShaCalls(server);
+        List<Admission> inFlight = new ArrayList<>();                   // served (fail-open), finished after the outage
         for (int i = 0; i < THRESHOLD; i++) {
             Admission admission = admit(limiter, "m", null, null, caller());
             assertThat(admission.outcome()).isEqualTo(failed);
             assertThat(admission.permitsCall()).isEqualTo(failed == Admission.Outcome.STORE_FAILED_OPEN);
-            admission.complete(USAGE);                                   // a failed decision settles nothing
+            if (admission.permitsCall()) {
+                inFlight.add(admission);
+            }
         }
         assertThat(evalShaCalls(server) - before).isEqualTo(THRESHOLD);  // each reached Redis and was refused
         assertThat(circuit.isOpen()).isTrue();
 
         long open = evalShaCalls(server);
         for (int i = 0; i < 20; i++) {
-            assertThat(admit(limiter, "m", null, null, caller()).outcome()).isEqualTo(failed);
+            Admission admission = admit(limiter, "m", null, null, caller());
+            assertThat(admission.outcome()).isEqualTo(failed);
+            if (admission.permitsCall()) {
+                inFlight.add(admission);
+            }
         }
         assertThat(evalShaCalls(server)).isEqualTo(open);                // the open circuit kept them from Redis
 
         circuitClock.advance(BACKOFF);
-        assertThat(admit(limiter, "m", null, null, caller()).outcome()).isEqualTo(failed);
-        assertThat(admit(limiter, "m", null, null, caller()).outcome()).isEqualTo(failed);
+        for (int i = 0; i < 2; i++) {
+            Admission admission = admit(limiter, "m", null, null, caller());
+            assertThat(admission.outcome()).isEqualTo(failed);
+            if (admission.permitsCall()) {
+                inFlight.add(admission);
+            }
+        }
         assertThat(evalShaCalls(server)).isEqualTo(open + 1);            // one probe, still out of memory
         assertThat(circuit.isOpen()).isTrue();
 
@@ -129,6 +143,8 @@ class RedisOutOfMemoryTest {
         assertThat(circuit.isOpen()).isFalse();
         probe.complete(USAGE);
         admitted++;
+        inFlight.forEach(served -> served.complete(USAGE));             // served means counted
+        admitted += inFlight.size();
 
         Admission admission;
         while ((admission = admit(limiter, "m", null, null, caller())).outcome() == Admission.Outcome.ADMITTED) {
@@ -136,11 +152,12 @@ class RedisOutOfMemoryTest {
             admitted++;
         }
         assertThat(admission.verdict().refusedBy()).isEqualTo(Limit.MODEL_REQUESTS);
-        assertThat(admitted).isEqualTo(MODEL_RPM);                       // no phantom counts from the OOM failures
-        assertThat(server.call("HGET", MODEL, "r")).isEqualTo(String.valueOf(MODEL_RPM));
-        assertThat(server.call("HGET", MODEL, "t")).isEqualTo(String.valueOf(MODEL_RPM * 100));
-        assertThat(server.call("HGET", KEY, "r")).isEqualTo(String.valueOf(MODEL_RPM));
-        assertThat(server.call("HGET", TEAM, "t")).isEqualTo(String.valueOf(MODEL_RPM * 100));
+        // no phantom counts from the OOM failures; fail-open served 25 without limit, counted once each
+        assertThat(admitted).isEqualTo(failed == Admission.Outcome.STORE_FAILED_OPEN ? 3 + 1 + 25 : MODEL_RPM);
+        assertThat(server.call("HGET", MODEL, "r")).isEqualTo(String.valueOf(admitted));
+        assertThat(server.call("HGET", MODEL, "t")).isEqualTo(String.valueOf(admitted * 100));
+        assertThat(server.call("HGET", KEY, "r")).isEqualTo(String.valueOf(admitted));
+        assertThat(server.call("HGET", TEAM, "t")).isEqualTo(String.valueOf(admitted * 100));
         assertThat(server.call("ZCARD", KEY + ":s")).isEqualTo(0L);    // every slot given back
     }
 
