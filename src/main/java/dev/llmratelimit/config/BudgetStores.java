@@ -53,10 +53,10 @@ final class BudgetStores {
             return new RateLimitRuntime.Stores(counters.store(), counters.health(), counters.closer(), false);
         }
         StoreFailureMode onStoreFailure = configuration.policy().onStoreFailure();
-        CircuitBreaker breaker = new CircuitBreaker(CircuitBreakerSettings.parse(properties), Clock.systemUTC());
+        CircuitBreaker breaker = new CircuitBreaker(CircuitBreakerSettings.parse(properties), Clock.systemUTC(), "Budget store (jdbc)");
         AdmissionStore jdbc = new CompensatingAdmissionStore(
                 new CircuitBreakingAdmissionStore(JdbcAdmissionStore.open(JdbcBudgetSettings.parse(properties), clock), breaker),
-                new PendingCompensations(RedisRuntime.PENDING_COMPENSATIONS), Clock.systemUTC());
+                new PendingCompensations(RedisRuntime.PENDING_COMPENSATIONS), Clock.systemUTC(), "budget store (jdbc)");
         AutoCloseable countersCloser = counters.closer();
         return new RateLimitRuntime.Stores(new SplitAdmissionStore(counters.store(), jdbc, onStoreFailure),
                 counters.health().withCircuit(JDBC, breaker), () -> {

@@ -1,11 +1,10 @@
 package dev.llmratelimit.config;
 
 import dev.llmratelimit.observe.StoreHealth;
-import dev.llmratelimit.store.CircuitBreaker;
 import dev.llmratelimit.store.CircuitBreakerSettings;
-import dev.llmratelimit.store.CircuitBreakingAdmissionStore;
 import dev.llmratelimit.store.CompensatingAdmissionStore;
 import dev.llmratelimit.store.PendingCompensations;
+import dev.llmratelimit.store.redis.NodeCircuits;
 import dev.llmratelimit.store.redis.RedisAdmissionStore;
 import dev.llmratelimit.store.redis.RedisStoreSettings;
 import dev.llmratelimit.store.redis.RedissonClientFactory;
@@ -29,18 +28,18 @@ final class RedisRuntime {
     }
 
     /**
-     * The store on one Redisson client, behind a circuit breaker (so a dead Redis costs no timeout
-     * per request) and a queue of compensations for decisions and settlements whose answer never came.
+     * The store on one Redisson client, each call through the circuit of the node it goes to (so a
+     * dead Redis, or a dead cluster master, costs no timeout per request), behind a queue of
+     * compensations for settlements whose answer never came.
      */
     static RateLimitRuntime.Stores stores(Map<String, String> properties) {
         RedisStoreSettings redis = RedisStoreSettings.parse(properties);
-        CircuitBreaker breaker = new CircuitBreaker(CircuitBreakerSettings.parse(properties), Clock.systemUTC());
         RedissonClient client = RedissonClientFactory.create(redis);
+        NodeCircuits circuits = NodeCircuits.of(client, CircuitBreakerSettings.parse(properties), Clock.systemUTC());
         PendingCompensations pending = new PendingCompensations(PENDING_COMPENSATIONS);
         CompensatingAdmissionStore store = new CompensatingAdmissionStore(
-                new CircuitBreakingAdmissionStore(RedisAdmissionStore.using(client, redis.keyPrefix()), breaker),
-                pending, Clock.systemUTC());
-        return new RateLimitRuntime.Stores(store, new StoreHealth("redis", Map.of("redis", breaker), pending, Clock.systemUTC()),
+                RedisAdmissionStore.using(client, redis.keyPrefix(), circuits), pending, Clock.systemUTC());
+        return new RateLimitRuntime.Stores(store, new StoreHealth("redis", circuits.view(), pending, Clock.systemUTC()),
                 client::shutdown);
     }
 }

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 /**
  * How the counter store is doing: which kind it is, the state of each of its circuits, and the
@@ -19,7 +20,7 @@ public final class StoreHealth implements DecisionObserver {
     private static final StoreOperation[] OPERATIONS = StoreOperation.values();
 
     private final String kind;
-    private final Map<String, CircuitBreaker> circuits;
+    private final Supplier<Map<String, CircuitBreaker>> circuits;
     private final Clock clock;
     private final PendingCompensations compensations;
     private final LongAdder[] failures = new LongAdder[OPERATIONS.length];
@@ -36,8 +37,14 @@ public final class StoreHealth implements DecisionObserver {
 
     /** @param compensations the queue of settlements the store did not confirm, or {@code null} for a store without */
     public StoreHealth(String kind, Map<String, CircuitBreaker> circuits, PendingCompensations compensations, Clock clock) {
+        this(kind, constant(Map.copyOf(circuits)), compensations, clock);
+    }
+
+    /** @param circuits the circuits as they are now (a cluster's circuits come with its nodes) */
+    public StoreHealth(String kind, Supplier<Map<String, CircuitBreaker>> circuits, PendingCompensations compensations,
+                       Clock clock) {
         this.kind = kind;
-        this.circuits = Map.copyOf(circuits);
+        this.circuits = circuits;
         this.compensations = compensations;
         this.clock = clock;
         for (int i = 0; i < failures.length; i++) {
@@ -58,14 +65,21 @@ public final class StoreHealth implements DecisionObserver {
 
     /** The same health with one more circuit (a second store beside the counter store); counts nothing yet. */
     public StoreHealth withCircuit(String name, CircuitBreaker breaker) {
-        Map<String, CircuitBreaker> more = new java.util.TreeMap<>(circuits);
-        more.put(name, breaker);
-        return new StoreHealth(kind, more, compensations, clock);
+        Supplier<Map<String, CircuitBreaker>> these = circuits;
+        return new StoreHealth(kind, () -> {
+            Map<String, CircuitBreaker> more = new java.util.TreeMap<>(these.get());
+            more.put(name, breaker);
+            return more;
+        }, compensations, clock);
+    }
+
+    private static Supplier<Map<String, CircuitBreaker>> constant(Map<String, CircuitBreaker> circuits) {
+        return () -> circuits;
     }
 
     /** The circuits by name; empty for a store without (memory). */
     public Map<String, CircuitBreaker> circuits() {
-        return circuits;
+        return circuits.get();
     }
 
     /** The settlements waiting for the store to answer again, and their fates; empty for a store without (memory). */
@@ -91,6 +105,6 @@ public final class StoreHealth implements DecisionObserver {
 
     /** No circuit is open. */
     public boolean healthy() {
-        return circuits.values().stream().noneMatch(CircuitBreaker::isOpen);
+        return circuits.get().values().stream().noneMatch(CircuitBreaker::isOpen);
     }
 }

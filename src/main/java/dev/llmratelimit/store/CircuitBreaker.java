@@ -15,8 +15,8 @@ import java.util.function.Supplier;
  */
 public final class CircuitBreaker {
 
-    /** Thrown while the circuit is open; one shared instance, without a stack trace. */
-    private static final StoreUnavailableException SKIPPED = new StoreSkippedException();
+    /** Thrown while the circuit is open; one instance per circuit, without a stack trace. */
+    private final StoreUnavailableException skipped;
 
     private final int failureThreshold;
     private final long backoffMillis;
@@ -28,6 +28,12 @@ public final class CircuitBreaker {
     private final AtomicBoolean probing = new AtomicBoolean();
 
     public CircuitBreaker(CircuitBreakerSettings settings, Clock clock) {
+        this(settings, clock, "Counter store");
+    }
+
+    /** @param storeName names the store (or node) in the failure of a skipped call */
+    public CircuitBreaker(CircuitBreakerSettings settings, Clock clock, String storeName) {
+        this.skipped = new StoreSkippedException(storeName);
         this.failureThreshold = settings.failureThreshold();
         this.backoffMillis = settings.backoff().toMillis();
         this.probeIntervalMillis = settings.probeInterval().toMillis();
@@ -77,7 +83,7 @@ public final class CircuitBreaker {
             return false;
         }
         if (clock.millis() < retryAt || !probing.compareAndSet(false, true)) {
-            throw SKIPPED;
+            throw skipped;
         }
         return true;
     }
@@ -99,8 +105,8 @@ public final class CircuitBreaker {
     }
 
     private static final class StoreSkippedException extends StoreUnavailableException {
-        StoreSkippedException() {
-            super("Counter store skipped after repeated failures (circuit open)", null, false);
+        StoreSkippedException(String storeName) {
+            super(storeName + " skipped after repeated failures (circuit open)", null, false);
         }
 
         @Override

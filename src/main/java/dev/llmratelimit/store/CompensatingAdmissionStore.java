@@ -82,6 +82,10 @@ public final class CompensatingAdmissionStore implements AdmissionStore {
     private Verdict decideOnce(Plan plan) {
         try {
             return delegate.decide(plan);
+        } catch (UncancelledRefusalException e) {
+            healthy = false;
+            queue(plan, Settlement.CANCEL, "a refusal whose earlier hash slots stayed counted");
+            return e.refusal();
         } catch (StoreUnavailableException e) {
             healthy = false;
             throw e;
@@ -116,9 +120,9 @@ public final class CompensatingAdmissionStore implements AdmissionStore {
     }
 
     /**
-     * Sends pending settlements until one fails (the store is still away) or the batch is done,
-     * after any sending in progress on another thread; returns how many were applied, or
-     * {@link #UNREACHABLE} when one got no answer.
+     * Sends pending settlements until one gets no answer (the store is still away) or the batch is
+     * done, after any sending in progress on another thread; one refused at once goes to the back
+     * of the queue. Returns how many were applied, or {@link #UNREACHABLE} when one got no answer.
      */
     private int drain() {
         if (!owed()) {
@@ -136,6 +140,15 @@ public final class CompensatingAdmissionStore implements AdmissionStore {
                     delegate.settle(entry.plan(), entry.settlement());
                     pending.applied();
                     applied++;
+                } catch (StoreUnavailableException e) {
+                    if (e.mayHaveRun()) {
+                        pending.retryLater(entry);
+                        healthy = false;
+                        return UNREACHABLE;
+                    }
+                    // Refused at once (its node's circuit is open, or the store is full): it cost no
+                    // wait, and entries for other nodes may still go through.
+                    pending.retryAfterOthers(entry);
                 } catch (RuntimeException e) {
                     pending.retryLater(entry);
                     healthy = false;

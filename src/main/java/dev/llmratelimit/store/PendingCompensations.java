@@ -66,6 +66,11 @@ public final class PendingCompensations {
         queue.addFirst(new Pending(entry.plan(), entry.settlement(), entry.expiresAt()));
     }
 
+    /** Puts back an entry whose node is skipped for now, at the back, so entries for other nodes go first. */
+    synchronized void retryAfterOthers(Entry entry) {
+        queue.addLast(new Pending(entry.plan(), entry.settlement(), entry.expiresAt()));
+    }
+
     void applied() {
         counts[Fate.APPLIED.ordinal()].incrementAndGet();
     }

@@ -11,6 +11,7 @@ import dev.llmratelimit.engine.Refusal;
 import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.StoreUnavailableException;
 import dev.llmratelimit.engine.Verdict;
+import dev.llmratelimit.store.UncancelledRefusalException;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 
@@ -21,8 +22,9 @@ import java.util.List;
  * settlement one {@code settle.lua} call (each with {@code window.lua}, the window rule both
  * share, in front), whatever groups the plan holds: one round trip each with standalone or
  * sentinel Redis. In Redis Cluster each hash slot the plan touches gets its own call, in plan
- * order; when a later slot refuses, the earlier ones are cancelled by request id. Atomic on the
- * server and timed by its clock. Any Redisson failure becomes a {@link StoreUnavailableException}.
+ * order; when a later slot refuses, the earlier ones are cancelled by request id (a cancel without
+ * answer makes the refusal an {@link UncancelledRefusalException}, so it is sent again). Atomic on
+ * the server and timed by its clock. Any Redisson failure becomes a {@link StoreUnavailableException}.
  */
 public final class RedisAdmissionStore implements AdmissionStore {
 
@@ -33,21 +35,38 @@ public final class RedisAdmissionStore implements AdmissionStore {
 
     private final ScriptRunner redis;
     private final boolean cluster;
+    /** Each call's circuit, {@code null} for a store whose caller puts one circuit around it. */
+    private final NodeCircuits circuits;
 
-    private RedisAdmissionStore(ScriptRunner redis, boolean cluster) {
+    private RedisAdmissionStore(ScriptRunner redis, boolean cluster, NodeCircuits circuits) {
         this.redis = redis;
         this.cluster = cluster;
+        this.circuits = circuits;
     }
 
     /** A store on a client that the caller keeps and shuts down. */
     public static RedisAdmissionStore using(RedissonClient client, String keyPrefix) {
-        return new RedisAdmissionStore(ScriptRunner.using(client, keyPrefix), client.getConfig().isClusterConfig());
+        return using(client, keyPrefix, null);
+    }
+
+    /**
+     * A store on a client that the caller keeps and shuts down, each call through the circuit of
+     * the node it goes to (so in a cluster a dead master suspends nothing on the others).
+     */
+    public static RedisAdmissionStore using(RedissonClient client, String keyPrefix, NodeCircuits circuits) {
+        return new RedisAdmissionStore(ScriptRunner.using(client, keyPrefix), client.getConfig().isClusterConfig(), circuits);
     }
 
     /** A store with its own client, shut down by {@link #close()}. */
     public static RedisAdmissionStore create(RedisStoreSettings settings) {
         ScriptRunner runner = ScriptRunner.create(settings);
-        return new RedisAdmissionStore(runner, runner.isCluster());
+        return new RedisAdmissionStore(runner, runner.isCluster(), null);
+    }
+
+    /** One script call, through its node's circuit when the store has circuits. */
+    private <R> R run(LuaScript script, RScript.ReturnType type, String routingKey, List<Object> keys, Object... args) {
+        return circuits == null ? redis.run(script, type, routingKey, keys, args)
+                : circuits.call(routingKey, () -> redis.run(script, type, routingKey, keys, args));
     }
 
     @Override
@@ -59,7 +78,10 @@ public final class RedisAdmissionStore implements AdmissionStore {
             // A call that fails may still run later: whoever catches the failure cancels the request id.
             Verdict verdict = admit(call);
             if (!verdict.admitted()) {
-                cancel(calls.subList(0, c));
+                StoreUnavailableException failure = cancel(calls.subList(0, c));
+                if (failure != null) {
+                    throw new UncancelledRefusalException(verdict, failure);
+                }
                 return verdict;
             }
             if (headline == null || call.subPlan.modelIndex() >= 0) {
@@ -70,7 +92,7 @@ public final class RedisAdmissionStore implements AdmissionStore {
     }
 
     private Verdict admit(SlotCall call) {
-        List<Long> read = redis.run(ADMIT, RScript.ReturnType.MULTI, call.routingKey(), call.keys, call.admitArgs());
+        List<Long> read = run(ADMIT, RScript.ReturnType.MULTI, call.routingKey(), call.keys, call.admitArgs());
         int refusedAt = read.get(0).intValue();
         if (refusedAt < 0) {
             throw StoreUnavailableException.notRun("The decision was cancelled before it ran");
@@ -105,14 +127,17 @@ public final class RedisAdmissionStore implements AdmissionStore {
                 verdict.budget());
     }
 
-    private void cancel(List<SlotCall> calls) {
+    /** Cancels these calls' decisions; returns the last failure, {@code null} when every cancel was answered. */
+    private StoreUnavailableException cancel(List<SlotCall> calls) {
+        StoreUnavailableException failure = null;
         for (SlotCall call : calls) {
             try {
                 run(SETTLE, call, call.settleArgs(Settlement.CANCEL));
             } catch (StoreUnavailableException e) {
-                // The request's slots and reservation end with their lease; logged by the caller's failure.
+                failure = e;                            // the other slots are still cancelled
             }
         }
+        return failure;
     }
 
     @Override
@@ -131,7 +156,7 @@ public final class RedisAdmissionStore implements AdmissionStore {
     }
 
     private void run(LuaScript script, SlotCall call, Object[] args) {
-        redis.<Long>run(script, RScript.ReturnType.INTEGER, call.routingKey(), call.keys, args);
+        this.<Long>run(script, RScript.ReturnType.INTEGER, call.routingKey(), call.keys, args);
     }
 
     /** One read-only {@code snapshot.lua} call on the model's hash. */
@@ -139,7 +164,7 @@ public final class RedisAdmissionStore implements AdmissionStore {
     public ModelCounters snapshot(ModelGroups model) {
         String key = keyOf(model.name());
         Object[] pools = model.pools().stream().map(CounterGroup::member).toArray();
-        List<Long> read = redis.run(SNAPSHOT, RScript.ReturnType.MULTI, key, List.of(key), pools);
+        List<Long> read = run(SNAPSHOT, RScript.ReturnType.MULTI, key, List.of(key), pools);
         int fields = 2 + 2 * pools.length;
         long[] stored = new long[fields];
         long[] previous = new long[fields];
