@@ -1,9 +1,14 @@
 package dev.llmratelimit.config;
 
+import dev.llmratelimit.engine.AdmissionStore;
 import dev.llmratelimit.observe.StoreHealth;
+import dev.llmratelimit.policy.PolicyParser;
 import dev.llmratelimit.store.CircuitBreakerSettings;
 import dev.llmratelimit.store.CompensatingAdmissionStore;
+import dev.llmratelimit.store.LocalShareAdmissionStore;
 import dev.llmratelimit.store.PendingCompensations;
+import dev.llmratelimit.store.memory.MemoryAdmissionStore;
+import dev.llmratelimit.store.redis.InstanceRegistry;
 import dev.llmratelimit.store.redis.NodeCircuits;
 import dev.llmratelimit.store.redis.RedisAdmissionStore;
 import dev.llmratelimit.store.redis.RedisStoreSettings;
@@ -11,6 +16,7 @@ import dev.llmratelimit.store.redis.RedissonClientFactory;
 import org.redisson.api.RedissonClient;
 
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -23,6 +29,8 @@ final class RedisRuntime {
 
     /** Unconfirmed settlements kept in memory at most (about 200 bytes each). */
     static final int PENDING_COMPENSATIONS = 10_000;
+    /** How often an instance says it is alive (for {@code on-store-failure=local}); it counts for three. */
+    static final Duration ANNOUNCE_INTERVAL = Duration.ofSeconds(5);
 
     private RedisRuntime() {
     }
@@ -37,9 +45,22 @@ final class RedisRuntime {
         RedissonClient client = RedissonClientFactory.create(redis);
         NodeCircuits circuits = NodeCircuits.of(client, CircuitBreakerSettings.parse(properties), Clock.systemUTC());
         PendingCompensations pending = new PendingCompensations(PENDING_COMPENSATIONS);
-        CompensatingAdmissionStore store = new CompensatingAdmissionStore(
+        AdmissionStore store = new CompensatingAdmissionStore(
                 RedisAdmissionStore.using(client, redis.keyPrefix(), circuits), pending, Clock.systemUTC());
-        return new RateLimitRuntime.Stores(store, new StoreHealth("redis", circuits.view(), pending, Clock.systemUTC()),
-                client::shutdown);
+        StoreHealth health = new StoreHealth("redis", circuits.view(), pending, Clock.systemUTC());
+        if (!decidesLocally(properties)) {
+            return new RateLimitRuntime.Stores(store, health, client::shutdown);
+        }
+        InstanceRegistry instances = InstanceRegistry.announcing(client, redis.keyPrefix(), ANNOUNCE_INTERVAL);
+        return new RateLimitRuntime.Stores(new LocalShareAdmissionStore(store, new MemoryAdmissionStore(), instances),
+                health, () -> {
+                    instances.close();
+                    client.shutdown();
+                });
+    }
+
+    /** {@code on-store-failure=local} at start-up: the local share is part of the store stack, built once. */
+    private static boolean decidesLocally(Map<String, String> properties) {
+        return properties.getOrDefault(PolicyParser.PREFIX + "on-store-failure", "").trim().equalsIgnoreCase("local");
     }
 }

@@ -49,7 +49,7 @@ public record RedisStoreSettings(String address, String username, String passwor
                 properties.get(PREFIX + "password"),
                 integer(properties, "database", 0),
                 configFile,
-                positiveDuration(properties, "timeout", "250ms"),
+                positiveDuration(properties, "timeout", "1s"),
                 positiveDuration(properties, "connect-timeout", "1s"),
                 integer(properties, "retry-attempts", 0),
                 keyPrefix);

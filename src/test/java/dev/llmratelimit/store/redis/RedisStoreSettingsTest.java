@@ -18,7 +18,7 @@ class RedisStoreSettingsTest {
     @Test
     void defaults() {
         assertThat(RedisStoreSettings.parse(Map.of())).isEqualTo(new RedisStoreSettings("redis://127.0.0.1:6379",
-                null, null, 0, null, Duration.ofMillis(250), Duration.ofSeconds(1), 0, "llmrl:"));
+                null, null, 0, null, Duration.ofSeconds(1), Duration.ofSeconds(1), 0, "llmrl:"));
     }
 
     @Test
