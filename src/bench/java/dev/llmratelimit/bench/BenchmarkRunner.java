@@ -41,6 +41,8 @@ public final class BenchmarkRunner {
         List<BurstAccuracy.Result> accuracy;
         MemoryFootprint.Result memory;
         OutboundCost.Result outbound;
+        List<StoreFaults.Result> faults;
+        StoreFaults storeFaults;
         String redisVersion;
         try (RedisServer redis = RedisServer.startNew()) {
             redisVersion = redisVersion(redis);
@@ -56,6 +58,9 @@ public final class BenchmarkRunner {
             memory = new MemoryFootprint(redis).measure();
             progress("client-side limiter", started);
             outbound = new OutboundCost(settings, redis.address()).measure();
+            progress("store faults: served against capacity", started);
+            storeFaults = new StoreFaults(settings, redis);
+            faults = storeFaults.measure();
         }
         progress("waiting instead of a 429", started);
         WaitingCost.Result waiting = new WaitingCost(settings).measure();
@@ -79,6 +84,7 @@ public final class BenchmarkRunner {
         HostileInputCost.write(report, hostile);
         OutboundCost.write(report, outbound);
         BudgetCost.write(report, budgetMemory, budgetJdbc);
+        StoreFaults.write(report, faults, storeFaults.faultMillis());
         plotRedisLatency(redisCosts, out.resolve(PLOTS).resolve("redis-latency.png"));
         plotHttpThroughput(http.results(), out.resolve(PLOTS).resolve("http-throughput.png"));
 
