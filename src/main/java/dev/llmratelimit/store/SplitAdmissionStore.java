@@ -22,7 +22,8 @@ import java.util.List;
  * (the JDBC store of record), every other group to the counter store (memory or Redis). Still all
  * or nothing: the counter store decides first; if the budget store then refuses, or fails while
  * {@code on-store-failure=fail-closed}, the counter store's part is cancelled, once. With
- * {@code fail-open} a failed budget store lets the request through on its counter limits alone,
+ * {@code fail-open} or {@code local} a failed budget store lets the request through on its counter
+ * limits alone,
  * and its settlement charges the budget once the store answers again (the budget store must queue
  * what it could not apply: a {@link CompensatingAdmissionStore}). Settling settles both parts.
  * Each store adds its own phases: a database one transaction before the call and one after it.
@@ -78,9 +79,9 @@ public final class SplitAdmissionStore implements AdmissionStore {
         try {
             budgeted = budgets.decide(budgetPart.plan());
         } catch (StoreUnavailableException e) {
-            if (onBudgetFailure == StoreFailureMode.FAIL_OPEN && counted != null) {
-                FAILURES.log("Budget store unavailable, request admitted on its rate limits alone (fail-open);"
-                        + " its cost is charged once the store answers again", e);
+            if (onBudgetFailure != StoreFailureMode.FAIL_CLOSED && counted != null) {
+                FAILURES.log(e.getMessage() + "; request admitted on its rate limits alone (" + onBudgetFailure
+                        + "); its cost is charged once the budget store answers again", e);
                 return remapped(counterPart, counted, BudgetFigures.NONE);
             }
             cancel(counterPart);
