@@ -22,12 +22,14 @@ import dev.llmratelimit.policy.FallbackPolicy;
 import dev.llmratelimit.policy.PolicyException;
 import dev.llmratelimit.policy.RateLimitPolicy;
 import dev.llmratelimit.policy.WaitPolicy;
+import dev.llmratelimit.store.OutstandingAdmissions;
 import dev.llmratelimit.store.memory.MemoryAdmissionStore;
 import dev.llmratelimit.usage.TokenCounter;
 import dev.llmratelimit.wait.WaitRoom;
 
 import java.lang.System.Logger.Level;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -173,7 +175,15 @@ public final class RateLimitRuntime implements AutoCloseable {
     private static Stores stores(RuntimeConfiguration configuration, Map<String, String> properties, Clock clock) {
         Stores counters = configuration.settings().store().equals("redis") ? RedisRuntime.stores(properties)
                 : new Stores(new MemoryAdmissionStore(clock), new StoreHealth("memory", Map.of(), clock), () -> { });
-        return BudgetStores.around(counters, properties, configuration, clock);
+        Stores all = BudgetStores.around(counters, properties, configuration, clock);
+        OutstandingAdmissions outstanding = new OutstandingAdmissions(all.store());
+        Duration grace = StopGrace.parse(properties);
+        AutoCloseable closer = all.closer();
+        return new Stores(outstanding, all.health(), () -> {
+            try (closer) {
+                outstanding.stop(grace);
+            }
+        }, all.takesBudgets());
     }
 
     /**

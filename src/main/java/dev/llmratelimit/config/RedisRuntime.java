@@ -49,14 +49,23 @@ final class RedisRuntime {
                 RedisAdmissionStore.using(client, redis.keyPrefix(), circuits), pending, Clock.systemUTC());
         StoreHealth health = new StoreHealth("redis", circuits.view(), pending, Clock.systemUTC());
         if (!decidesLocally(properties)) {
-            return new RateLimitRuntime.Stores(store, health, client::shutdown);
+            return new RateLimitRuntime.Stores(store, health, () -> shutDown(store, client));
         }
         InstanceRegistry instances = InstanceRegistry.announcing(client, redis.keyPrefix(), ANNOUNCE_INTERVAL);
-        return new RateLimitRuntime.Stores(new LocalShareAdmissionStore(store, new MemoryAdmissionStore(), instances),
-                health, () -> {
-                    instances.close();
-                    client.shutdown();
-                });
+        AdmissionStore local = new LocalShareAdmissionStore(store, new MemoryAdmissionStore(), instances);
+        return new RateLimitRuntime.Stores(local, health, () -> {
+            instances.close();
+            shutDown(local, client);
+        });
+    }
+
+    /** Closes the store first (it sends the compensations still queued), then the client. */
+    private static void shutDown(AdmissionStore store, RedissonClient client) {
+        try {
+            store.close();
+        } finally {
+            client.shutdown();
+        }
     }
 
     /** {@code on-store-failure=local} at start-up: the local share is part of the store stack, built once. */

@@ -201,7 +201,7 @@ public final class RateLimiter {
             verdict = store.decide(plan);
         } catch (StoreUnavailableException e) {
             observer.storeFailed(DecisionObserver.StoreOperation.DECIDE);
-            boolean open = policy.onStoreFailure() == StoreFailureMode.FAIL_OPEN;
+            boolean open = policy.onStoreFailure() == StoreFailureMode.FAIL_OPEN && !e.stopping();
             STORE_FAILURES.log(e.getMessage() + "; request " + (open ? "admitted (fail-open), counted once the store answers"
                     : "refused (fail-closed)"), e);
             if (!open && e.mayHaveRun()) {

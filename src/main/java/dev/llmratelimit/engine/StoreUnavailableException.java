@@ -7,6 +7,7 @@ package dev.llmratelimit.engine;
 public class StoreUnavailableException extends RuntimeException {
 
     private final boolean mayHaveRun;
+    private final boolean stopping;
 
     public StoreUnavailableException(String message, Throwable cause) {
         this(message, cause, true);
@@ -14,8 +15,23 @@ public class StoreUnavailableException extends RuntimeException {
 
     /** @param mayHaveRun false when the command certainly never reached the store (a skipped call) */
     protected StoreUnavailableException(String message, Throwable cause, boolean mayHaveRun) {
+        this(message, cause, mayHaveRun, false);
+    }
+
+    private StoreUnavailableException(String message, Throwable cause, boolean mayHaveRun, boolean stopping) {
         super(message, cause);
         this.mayHaveRun = mayHaveRun;
+        this.stopping = stopping;
+    }
+
+    /** The store takes no new decisions because the application stops: refused whatever {@code on-store-failure} says. */
+    public static StoreUnavailableException stopping(String message) {
+        return new StoreUnavailableException(message, null, false, true);
+    }
+
+    /** Whether the application stops (no request is admitted any more, not even fail-open). */
+    public boolean stopping() {
+        return stopping;
     }
 
     /** A failure of a command that did not and will not run (such as a decision cancelled before it ran). */

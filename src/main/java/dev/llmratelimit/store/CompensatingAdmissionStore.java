@@ -171,8 +171,17 @@ public final class CompensatingAdmissionStore implements AdmissionStore {
         return pending;
     }
 
+    /** Sends what is still queued, while the store answers, before closing it: a stop leaves nothing held. */
     @Override
     public void close() {
-        delegate.close();
+        try {
+            for (int sent = 0; sent < pending.size() + DRAIN_PER_CALL && !pending.isEmpty(); sent += DRAIN_PER_CALL) {
+                if (drain() == UNREACHABLE) {
+                    break;
+                }
+            }
+        } finally {
+            delegate.close();
+        }
     }
 }

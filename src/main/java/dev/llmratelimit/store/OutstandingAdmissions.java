@@ -1,0 +1,114 @@
+package dev.llmratelimit.store;
+
+import dev.llmratelimit.engine.AdmissionStore;
+import dev.llmratelimit.engine.ModelCounters;
+import dev.llmratelimit.engine.ModelGroups;
+import dev.llmratelimit.engine.Plan;
+import dev.llmratelimit.engine.Settlement;
+import dev.llmratelimit.engine.StoreUnavailableException;
+import dev.llmratelimit.engine.Verdict;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Every decision not yet settled, so that a stop leaves nothing held in the store: {@link #stop}
+ * refuses new decisions (503, whatever {@code on-store-failure} says), lets the calls in flight
+ * finish for a grace period, then settles each one still outstanding as a success of unknown usage
+ * (its reservation kept as the charge, its slots released; a decision without answer counted).
+ * A settlement that comes after that changes nothing.
+ */
+public final class OutstandingAdmissions implements AdmissionStore {
+
+    private static final System.Logger LOG = System.getLogger(OutstandingAdmissions.class.getName());
+
+    /** A decision that may hold something in the store; {@code unanswered}: its answer never came. */
+    private record Outstanding(Plan plan, boolean unanswered) {
+    }
+
+    private final AdmissionStore delegate;
+    private final Map<String, Outstanding> outstanding = new ConcurrentHashMap<>();
+    private volatile boolean stopping;
+
+    public OutstandingAdmissions(AdmissionStore delegate) {
+        this.delegate = delegate;
+    }
+
+    @Override
+    public Verdict decide(Plan plan) {
+        if (stopping) {
+            throw StoreUnavailableException.stopping("The rate limiter is stopping and admits no new request");
+        }
+        Verdict verdict;
+        try {
+            verdict = delegate.decide(plan);
+        } catch (StoreUnavailableException e) {
+            outstanding.put(plan.requestId(), new Outstanding(plan, true));   // served (fail-open) or cancelled: settled either way
+            throw e;
+        }
+        if (verdict.admitted()) {
+            outstanding.put(plan.requestId(), new Outstanding(plan, false));
+        }
+        return verdict;
+    }
+
+    @Override
+    public void settle(Plan plan, Settlement settlement) {
+        if (outstanding.remove(plan.requestId()) != null || !stopping) {
+            delegate.settle(plan, settlement);
+        }
+    }
+
+    /** Decisions not settled yet. */
+    public int size() {
+        return outstanding.size();
+    }
+
+    /**
+     * Refuses new decisions, waits up to {@code grace} for the calls in flight to finish, then
+     * settles the rest; returns how many it settled itself.
+     */
+    public int stop(Duration grace) {
+        stopping = true;
+        long deadline = System.nanoTime() + grace.toNanos();
+        while (!outstanding.isEmpty() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        int settled = 0;
+        for (String requestId : outstanding.keySet()) {
+            Outstanding left = outstanding.remove(requestId);
+            if (left == null) {
+                continue;                                    // finished meanwhile
+            }
+            Settlement kept = new Settlement(Settlement.KEEP, Settlement.KEEP, false, false);
+            try {
+                delegate.settle(left.plan(), left.unanswered() ? kept.asUnanswered() : kept);
+                settled++;
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "Could not settle a call still in flight at stop; its slots and"
+                        + " reservation end with their lease: " + e.getMessage());
+            }
+        }
+        if (settled > 0) {
+            LOG.log(System.Logger.Level.WARNING, "Stopped with " + settled + " call(s) still in flight after the grace"
+                    + " period of " + grace + ": settled with their reservations as the charge");
+        }
+        return settled;
+    }
+
+    @Override
+    public ModelCounters snapshot(ModelGroups model) {
+        return delegate.snapshot(model);
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+}
