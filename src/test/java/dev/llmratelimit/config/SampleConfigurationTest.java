@@ -60,6 +60,6 @@ class SampleConfigurationTest {
         assertThat(sentinel.isSentinelConfig()).isTrue();
         RedisStoreSettings redis = RedisStoreSettings.parse(load("redis.properties"));
         assertThat(redis.address()).isEqualTo("redis://127.0.0.1:6379");
-        assertThat(redis.timeout()).hasMillis(250);
+        assertThat(redis.timeout()).hasSeconds(1);
     }
 }
