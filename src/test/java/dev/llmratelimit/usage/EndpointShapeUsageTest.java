@@ -196,11 +196,13 @@ class EndpointShapeUsageTest {
                 .isEqualTo(COUNTER.count("one text") + COUNTER.count("another text"));
         assertThat(prompt(EndpointShape.RESPONSES, "{\"model\":\"m\",\"instructions\":\"Be brief\",\"input\":[{\"role\":\"user\","
                 + "\"content\":[{\"type\":\"input_text\",\"text\":\"What is up\"},{\"type\":\"input_image\",\"image_url\":\"data:AAAA\"}]}]}"))
-                .isEqualTo(COUNTER.count("Be brief") + 3 + 3 + COUNTER.count("What is up") + 3);
+                .isEqualTo(COUNTER.count("Be brief") + 3 + COUNTER.count("user") + COUNTER.count("What is up")
+                        + COUNTER.count("data:AAAA"));
         assertThat(prompt(EndpointShape.MESSAGES, "{\"model\":\"m\",\"max_tokens\":10,\"system\":\"Be brief\",\"messages\":["
                 + "{\"role\":\"user\",\"content\":\"Hi there\"},{\"role\":\"user\",\"content\":[{\"type\":\"image\","
                 + "\"source\":{\"type\":\"base64\",\"data\":\"QUFBQUFBQUFB\"}}]}]}"))
-                .isEqualTo(COUNTER.count("Be brief") + 3 + COUNTER.count("Hi there") + 3 + 3);
+                .isEqualTo(COUNTER.count("Be brief") + 3 + COUNTER.count("user") + COUNTER.count("Hi there")
+                        + 3 + COUNTER.count("user") + COUNTER.count("QUFBQUFBQUFB"));
     }
 
     private static long prompt(EndpointShape shape, String json) {
