@@ -152,15 +152,18 @@ public final class RequestPromptTokens {
             }
         }
 
+        /**
+         * Only the fields that carry files and media are read as such: text that merely looks like a
+         * {@code data:} URL in a text field is text to the model, and counted as text.
+         */
         private long promptString(String field, String text) {
-            if (text.startsWith("data:")) {
-                return MediaTokens.ofDataUrl(counter, text);
-            }
             return switch (field) {
                 case "file_id" -> MEDIA_PART_TOKENS;
-                case "url", "image_url" -> text.startsWith("http://") || text.startsWith("https://")
-                        ? MEDIA_PART_TOKENS : counter.count(text);
-                case "data", "file_data" -> MediaTokens.ofBase64OrText(counter, text);
+                case "url", "image_url" -> text.startsWith("data:") ? MediaTokens.ofDataUrl(counter, text)
+                        : text.startsWith("http://") || text.startsWith("https://") ? MEDIA_PART_TOKENS
+                        : counter.count(text);
+                case "data", "file_data" -> text.startsWith("data:") ? MediaTokens.ofDataUrl(counter, text)
+                        : MediaTokens.ofBase64OrText(counter, text);
                 default -> counter.count(text);
             };
         }
