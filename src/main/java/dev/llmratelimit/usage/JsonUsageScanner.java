@@ -89,7 +89,7 @@ public final class JsonUsageScanner {
                     startUsage(token == JsonToken.START_OBJECT);
                 } else if (inUsage && depth == 2 && format.isDetails(field)) {
                     inDetails = token == JsonToken.START_OBJECT;
-                    figures[UsageFormat.CACHED] = inDetails ? UsageFormat.ABSENT : UsageReader.INVALID;
+                    figures[format.detailsFigure()] = inDetails ? UsageFormat.ABSENT : UsageReader.INVALID;
                 } else {
                     invalidateFigure();
                 }
@@ -149,7 +149,7 @@ public final class JsonUsageScanner {
             usage = null;
             unusable = true;
         } else if (inUsage && depth == 2 && format.isDetails(field)) {
-            figures[UsageFormat.CACHED] = UsageReader.INVALID;
+            figures[format.detailsFigure()] = UsageReader.INVALID;
         } else {
             invalidateFigure();
         }

@@ -13,8 +13,11 @@ import dev.llmratelimit.policy.RateLimitType;
  * @param cachedPromptTokens  prompt tokens served from the provider's cache; they do not count
  * @param cacheCreationTokens prompt tokens written to the provider's cache (Anthropic); part of
  *                            {@code promptTokens} and counted with it, priced apart by budgets
+ * @param cacheCreation1hTokens the part of {@code cacheCreationTokens} written to the 1-hour cache
+ *                            (Anthropic's {@code cache_creation.ephemeral_1h_input_tokens}), priced apart
  */
-public record Usage(long promptTokens, long completionTokens, long cachedPromptTokens, long cacheCreationTokens) {
+public record Usage(long promptTokens, long completionTokens, long cachedPromptTokens, long cacheCreationTokens,
+                    long cacheCreation1hTokens) {
 
     /**
      * More tokens than any response uses (2^31 - 1, some 200 times the largest context window): sums
@@ -29,11 +32,17 @@ public record Usage(long promptTokens, long completionTokens, long cachedPromptT
         this(promptTokens, completionTokens, cachedPromptTokens, 0);
     }
 
+    /** Usage whose cache writes all went to the 5-minute cache. */
+    public Usage(long promptTokens, long completionTokens, long cachedPromptTokens, long cacheCreationTokens) {
+        this(promptTokens, completionTokens, cachedPromptTokens, cacheCreationTokens, 0);
+    }
+
     public Usage {
         promptTokens = plausible(promptTokens);
         completionTokens = plausible(completionTokens);
         cachedPromptTokens = plausible(cachedPromptTokens);
         cacheCreationTokens = plausible(cacheCreationTokens);
+        cacheCreation1hTokens = Math.min(plausible(cacheCreation1hTokens), cacheCreationTokens);
     }
 
     private static long plausible(long figure) {

@@ -37,7 +37,7 @@ final class UsageReader {
             if (figure != UsageFormat.NONE) {
                 figures[figure] = figure(p, value);
             } else if (format.isDetails(name)) {
-                figures[UsageFormat.CACHED] = value == JsonToken.START_OBJECT ? details(p, format)
+                figures[format.detailsFigure()] = value == JsonToken.START_OBJECT ? details(p, format)
                         : value == JsonToken.VALUE_NULL ? UsageFormat.ABSENT : INVALID;
                 p.skipChildren();
             } else {
@@ -52,19 +52,19 @@ final class UsageReader {
         return true;
     }
 
-    /** The cached figure of a details object (the last one wins, as for every key). */
+    /** The figure of a details object (the last one wins, as for every key). */
     private static long details(JsonParser p, UsageFormat format) throws IOException {
-        long cached = UsageFormat.ABSENT;
+        long found = UsageFormat.ABSENT;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             int figure = format.detailFigure(p.currentName());
             JsonToken value = p.nextToken();
             if (figure != UsageFormat.NONE) {
-                cached = figure(p, value);
+                found = figure(p, value);
             } else {
                 p.skipChildren();
             }
         }
-        return cached;
+        return found;
     }
 
     /** A whole, non-negative count; {@link UsageFormat#ABSENT} for null; {@link #INVALID} for anything else. */

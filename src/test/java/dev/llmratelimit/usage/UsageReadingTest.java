@@ -99,6 +99,18 @@ class UsageReadingTest {
         assertThat(observer.hasUnusableUsage()).isTrue();
     }
 
+    @Test
+    void anthropicCacheWritesAreSplitByTheirCacheLifetime() {
+        String body = "{\"type\":\"message\",\"usage\":{\"input_tokens\":10,\"cache_creation_input_tokens\":500,"
+                + "\"cache_read_input_tokens\":0,\"cache_creation\":{\"ephemeral_5m_input_tokens\":200,"
+                + "\"ephemeral_1h_input_tokens\":300},\"output_tokens\":7}}";
+        Usage expected = new Usage(510, 7, 0, 500, 300);
+        assertThat(scanned(EndpointShape.MESSAGES, body).usage()).isEqualTo(expected);
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        assertThat(JsonUsageParser.parse(bytes, bytes.length, EndpointShape.MESSAGES)).contains(expected);
+        assertThat(JsonUsageParser.parse(bytes, bytes.length, EndpointShape.CHAT)).isEmpty();
+    }
+
     private static SseUsageTracker stream(EndpointShape shape, String events) throws IOException {
         SseUsageTracker tracker = new SseUsageTracker(shape, SseUsageTracker.Mode.PASS_THROUGH, COUNTER, () -> { });
         byte[] bytes = events.getBytes(StandardCharsets.UTF_8);
