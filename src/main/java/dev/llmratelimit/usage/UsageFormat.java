@@ -100,7 +100,7 @@ enum UsageFormat {
         long prompt = this == ANTHROPIC ? plus(plus(in, cachedTokens), creation) : in;
         long writtenFor1h = Math.max(0, figures[CACHE_CREATION_1H]);
         return new Usage(prompt, Math.max(0, figures[OUTPUT]), Math.min(cachedTokens, prompt), Math.min(creation, prompt),
-                writtenFor1h);
+                writtenFor1h, this == ANTHROPIC);
     }
 
     private static long plus(long a, long b) {

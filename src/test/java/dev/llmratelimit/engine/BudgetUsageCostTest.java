@@ -23,7 +23,7 @@ class BudgetUsageCostTest {
     @Test
     void writesToTheOneHourCacheArePricedAtTheirOwnRate() {
         // 1,000 prompt tokens: 400 written, 300 of them for an hour; 600 plain
-        assertThat(BudgetExtension.cost(PRICE, new Usage(1000, 0, 0, 400, 300))).isEqualTo(600 + 125 + 600);
+        assertThat(BudgetExtension.cost(PRICE, new Usage(1000, 0, 0, 400, 300, true))).isEqualTo(600 + 125 + 600);
     }
 
     @Test

@@ -144,16 +144,16 @@ class TokenEstimateTest {
     @Test
     void howTheCallEndsDecidesWhatStaysCounted() {
         RateLimiter limiter = limiter("models.m.tpm=10000", "token-admission=reserve");
-        admit(limiter, "m", null, null, 100, 100).complete(new Usage(100, 30, 20));     // 110 counts
-        assertThat(used(limiter)).isEqualTo(110);
+        admit(limiter, "m", null, null, 100, 100).complete(new Usage(100, 30, 20));     // 130 counts: cached too
+        assertThat(used(limiter)).isEqualTo(130);
         admit(limiter, "m", null, null, 100, 100).abort();                               // failed: refunded
-        assertThat(used(limiter)).isEqualTo(110);
+        assertThat(used(limiter)).isEqualTo(130);
         admit(limiter, "m", null, null, 100, 100).completeWithoutUsage();                // no usage: estimate kept
-        assertThat(used(limiter)).isEqualTo(310);
+        assertThat(used(limiter)).isEqualTo(330);
         Admission cut = admit(limiter, "m", null, null, 100, 100);
         cut.charge(new Usage(100, 7, 0));                                               // a cut stream
         cut.abort();                                                                    // already finished
-        assertThat(used(limiter)).isEqualTo(417);
+        assertThat(used(limiter)).isEqualTo(437);
     }
 
     @Test

@@ -104,7 +104,7 @@ class UsageReadingTest {
         String body = "{\"type\":\"message\",\"usage\":{\"input_tokens\":10,\"cache_creation_input_tokens\":500,"
                 + "\"cache_read_input_tokens\":0,\"cache_creation\":{\"ephemeral_5m_input_tokens\":200,"
                 + "\"ephemeral_1h_input_tokens\":300},\"output_tokens\":7}}";
-        Usage expected = new Usage(510, 7, 0, 500, 300);
+        Usage expected = new Usage(510, 7, 0, 500, 300, true);
         assertThat(scanned(EndpointShape.MESSAGES, body).usage()).isEqualTo(expected);
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         assertThat(JsonUsageParser.parse(bytes, bytes.length, EndpointShape.MESSAGES)).contains(expected);
