@@ -2,6 +2,8 @@ package dev.llmratelimit.bench;
 
 import dev.llmratelimit.chat.ChatRequest;
 import dev.llmratelimit.chat.InvalidChatRequestException;
+import dev.llmratelimit.usage.EndpointShape;
+import dev.llmratelimit.usage.RequestPromptTokens;
 import dev.llmratelimit.usage.TokenCounter;
 
 import java.lang.management.ManagementFactory;
@@ -15,11 +17,12 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Part 7: what hostile bodies cost (issue 12). Tokenizer throughput on prose and on random letters
+ * Part 7: what hostile bodies cost. Tokenizer throughput on prose and on random letters
  * (one long "word", the worst case for BPE), the prompt estimate of a 1 MiB body (tokenized) and a
  * 4 MiB one (over the cap: the byte bound), with the bytes they allocate and the peak heap above the
- * baseline; and the cost of reading a body the one way every application would (SPEC 7a) beside a
- * plain single reading, on a typical 2 KB body and a 1 MiB one, ASCII and not.
+ * baseline; and the cost of reading a body the one way every application would beside a
+ * plain single reading, on a typical 2 KB body and a 1 MiB one, ASCII and not; and the prompt estimate
+ * of a 2 KB and a 1 MiB body of every endpoint shape beside the messages-only estimate it replaced.
  */
 final class HostileInputCost {
 
@@ -35,7 +38,12 @@ final class HostileInputCost {
     record ReadingCost(String body, double singleMicros, double agreedMicros) {
     }
 
-    record Result(List<Throughput> throughput, List<PromptEstimate> prompts, List<ReadingCost> readings) {
+    /** The estimate of one shape's body beside the messages-only estimate of a chat body of the same size. */
+    record ShapeEstimate(String body, int bytes, long tokens, double micros, double baselineMicros) {
+    }
+
+    record Result(List<Throughput> throughput, List<PromptEstimate> prompts, List<ReadingCost> readings,
+                  List<ShapeEstimate> shapes) {
     }
 
     private final BenchSettings settings;
@@ -57,7 +65,63 @@ final class HostileInputCost {
                 reading("2 KB, with non-ASCII text", body("Grüße, 你好, ça va? ".repeat(100))),
                 reading("1 MiB, ASCII", body("Hello there, how are you? ".repeat(40_000))),
                 reading("1 MiB, with non-ASCII text", body("Grüße, 你好, ça va? ".repeat(40_000))));
-        return new Result(throughput, prompts, readings);
+        List<ShapeEstimate> shapes = new ArrayList<>();
+        for (int size : new int[] {2_000, TokenCounter.EXACT_COUNT_LIMIT_BYTES - 4_096}) {
+            for (EndpointShape shape : EndpointShape.values()) {
+                shapes.add(shapeEstimate(shape, size));
+            }
+        }
+        return new Result(throughput, prompts, readings, shapes);
+    }
+
+    /** Prose with some non-ASCII words, the text every shape's body carries. */
+    private static String text(int length) {
+        String words = "The quick brown fox jumps over the lazy dog; Grüße, 你好, ça va? Call get_weather(city). ";
+        return words.repeat(length / words.length() + 1).substring(0, length);
+    }
+
+    /**
+     * A body of the shape of about {@code size} bytes, its text spread over every kind of input field the
+     * shape has: system or instructions, messages or items, a tool's description and schema, a tool call.
+     */
+    static byte[] shapeBody(EndpointShape shape, int size) {
+        byte[] first = shapeBody(shape, text(size / 4 - 60));
+        return shapeBody(shape, text((int) ((size / 4 - 60) * (long) size / first.length)));
+    }
+
+    private static byte[] shapeBody(EndpointShape shape, String quarter) {
+        String tool = "{\"name\":\"get_weather\",\"description\":\"" + quarter + "\"";
+        String body = switch (shape) {
+            case CHAT -> "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"system\",\"content\":\"" + quarter + "\"},"
+                    + "{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"" + quarter + "\"}]},"
+                    + "{\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"c1\",\"type\":\"function\",\"function\":"
+                    + "{\"name\":\"get_weather\",\"arguments\":\"" + quarter + "\"}}]}],"
+                    + "\"tools\":[{\"type\":\"function\",\"function\":" + tool + ",\"parameters\":{\"type\":\"object\"}}}]}";
+            case COMPLETIONS -> "{\"model\":\"gpt-4o\",\"prompt\":[\"" + quarter + "\",\"" + quarter + "\",\"" + quarter
+                    + "\"],\"suffix\":\"" + quarter + "\"}";
+            case EMBEDDINGS -> "{\"model\":\"gpt-4o\",\"input\":[\"" + quarter + "\",\"" + quarter + "\",\"" + quarter
+                    + "\",\"" + quarter + "\"]}";
+            case RESPONSES -> "{\"model\":\"gpt-4o\",\"instructions\":\"" + quarter + "\",\"input\":[{\"role\":\"user\","
+                    + "\"content\":[{\"type\":\"input_text\",\"text\":\"" + quarter + "\"}]},{\"type\":\"function_call\","
+                    + "\"call_id\":\"c1\",\"name\":\"get_weather\",\"arguments\":\"" + quarter + "\"}],"
+                    + "\"tools\":[{\"type\":\"function\"," + tool.substring(1) + ",\"parameters\":{}}]}";
+            case MESSAGES -> "{\"model\":\"gpt-4o\",\"max_tokens\":300,\"system\":\"" + quarter + "\",\"messages\":["
+                    + "{\"role\":\"user\",\"content\":\"" + quarter + "\"},{\"role\":\"assistant\",\"content\":[{\"type\":"
+                    + "\"tool_use\",\"id\":\"t1\",\"name\":\"get_weather\",\"input\":{\"q\":\"" + quarter + "\"}}]}],"
+                    + "\"tools\":[" + tool + ",\"input_schema\":{\"type\":\"object\"}}]}";
+        };
+        return body.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private ShapeEstimate shapeEstimate(EndpointShape shape, int size) throws InvalidChatRequestException {
+        byte[] body = shapeBody(shape, size);
+        byte[] sized = body(text(body.length - 100));
+        byte[] messagesOnly = body(text((int) ((body.length - 100) * (long) body.length / sized.length)));
+        int iterations = size > 100_000 ? 1 : 200;
+        long tokens = RequestPromptTokens.count(counter, shape, body, body.length);
+        return new ShapeEstimate(shape.configName(), body.length, tokens,
+                micros(iterations, () -> RequestPromptTokens.count(counter, shape, body, body.length)),
+                micros(iterations, () -> MessagesOnlyEstimate.count(counter, messagesOnly, messagesOnly.length)));
     }
 
     private static String randomLetters(int length) {
@@ -124,7 +188,7 @@ final class HostileInputCost {
     }
 
     private interface Parse {
-        ChatRequest run() throws InvalidChatRequestException;
+        Object run() throws InvalidChatRequestException;
     }
 
     /** The median of five batches, after one batch of warm-up. */
@@ -171,5 +235,23 @@ final class HostileInputCost {
             rows.add(List.of(r.body(), Report.fixed(r.singleMicros(), 1), Report.fixed(r.agreedMicros(), 1)));
         }
         report.table(List.of("body", "one reading (µs)", "all readings agreed (µs)"), rows);
+        report.paragraph("Prompt estimate of each endpoint shape (`RequestPromptTokens.count`, one thread, median of five "
+                + "batches): the body's text is spread over every kind of input field the shape has (system or "
+                + "instructions, messages or items, a tool's description, a tool call). Beside it, the former estimate, "
+                + "which read only `messages[].content`, of a chat body of the same size with all its text in one "
+                + "message. Target: at most 1.5x that.");
+        rows = new ArrayList<>();
+        for (ShapeEstimate e : result.shapes()) {
+            rows.add(List.of(e.body(), Integer.toString(e.bytes()), Long.toString(e.tokens()), Report.fixed(e.micros(), 1),
+                    Report.fixed(e.baselineMicros(), 1), Report.fixed(e.micros() / e.baselineMicros(), 2)));
+        }
+        report.table(List.of("shape", "bytes", "estimate (tokens)", "µs", "messages-only µs", "ratio"), rows);
+    }
+
+    /** Runs this part alone: {@code quick|full}; prints its section of BENCHMARKS.md. */
+    public static void main(String[] args) throws Exception {
+        Report report = new Report();
+        write(report, new HostileInputCost(BenchSettings.of(args.length > 0 ? args[0] : "quick")).measure());
+        System.out.println(report.body());
     }
 }

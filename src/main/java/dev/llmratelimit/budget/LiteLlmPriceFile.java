@@ -15,7 +15,8 @@ import java.util.Map;
 /**
  * Reads the prices of LiteLLM's {@code model_prices_and_context_window.json}: an object of models,
  * each with USD per token in {@code input_cost_per_token}, {@code output_cost_per_token},
- * {@code cache_read_input_token_cost}, {@code cache_creation_input_token_cost} and a
+ * {@code cache_read_input_token_cost}, {@code cache_creation_input_token_cost},
+ * {@code cache_creation_input_token_cost_above_1hr} and a
  * {@code max_output_tokens}. Every other member is skipped, as is the file's {@code sample_spec}
  * and any model without {@code input_cost_per_token} (image, audio and search entries).
  */
@@ -62,6 +63,7 @@ final class LiteLlmPriceFile {
                 case "output_cost_per_token" -> PriceTableParser.OUTPUT;
                 case "cache_read_input_token_cost" -> PriceTableParser.CACHED_INPUT;
                 case "cache_creation_input_token_cost" -> PriceTableParser.CACHE_WRITE;
+                case "cache_creation_input_token_cost_above_1hr" -> PriceTableParser.CACHE_WRITE_1H;
                 case "max_output_tokens" -> PriceTableParser.MAX_OUTPUT_TOKENS;
                 default -> null;
             };

@@ -12,11 +12,12 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Reads {@code llm.ratelimit.prices.<model>.input|output|cached-input|cache-write|max-output-tokens}
+ * Reads {@code llm.ratelimit.prices.<model>.input|output|cached-input|cache-write|cache-write-1h|max-output-tokens}
  * (USD per million tokens) over the table of {@code llm.ratelimit.prices.file} (LiteLLM's
  * {@code model_prices_and_context_window.json} shape, USD per token): a property wins over the
- * file's figure for the same model and field. {@code cached-input} and {@code cache-write} default
- * to {@code input}.
+ * file's figure for the same model and field. {@code cached-input} defaults to {@code input};
+ * {@code cache-write} to 1.25 times {@code input} and {@code cache-write-1h} to twice {@code input}, the
+ * ratios of Anthropic, the provider whose usage reports cache writes (OpenAI's reports none).
  */
 public final class PriceTableParser {
 
@@ -28,6 +29,7 @@ public final class PriceTableParser {
     static final String OUTPUT = "output";
     static final String CACHED_INPUT = "cached-input";
     static final String CACHE_WRITE = "cache-write";
+    static final String CACHE_WRITE_1H = "cache-write-1h";
     static final String MAX_OUTPUT_TOKENS = "max-output-tokens";
 
     private static final BigDecimal PICOS_PER_MILLION_USD = BigDecimal.valueOf(1_000_000L);
@@ -50,7 +52,7 @@ public final class PriceTableParser {
             List<String> segments = PropertyNames.segments(property.substring(PRICES.length()));
             if (segments.size() != 2 || segments.get(0).isEmpty()) {
                 throw new PolicyException(property, entry.getValue(), "expected " + PRICES
-                        + "<model>.input|output|cached-input|cache-write|max-output-tokens (quote a model name with a dot)");
+                        + "<model>.input|output|cached-input|cache-write|cache-write-1h|max-output-tokens (quote a model name with a dot)");
             }
             models.computeIfAbsent(segments.get(0), m -> new PriceFields())
                     .setFromProperty(segments.get(1), property, entry.getValue());
@@ -69,7 +71,7 @@ public final class PriceTableParser {
             throw new PolicyException(UNPRICED, text, "expected refuse or charge:<USD per 1M tokens>");
         }
         long price = picosPerToken(UNPRICED, value.substring("charge:".length()), PICOS_PER_MILLION_USD);
-        return new ModelPrice(price, price, price, price, 0);
+        return new ModelPrice(price, price, price, price, price, 0);
     }
 
     /** A price in USD per {@code unit} tokens as pico-dollars per token, rounded up (never cheaper than written). */
@@ -93,11 +95,12 @@ public final class PriceTableParser {
 
         void setFromProperty(String field, String property, String value) {
             switch (field) {
-                case INPUT, OUTPUT, CACHED_INPUT, CACHE_WRITE ->
+                case INPUT, OUTPUT, CACHED_INPUT, CACHE_WRITE, CACHE_WRITE_1H ->
                         set(field, picosPerToken(property, value, PICOS_PER_MILLION_USD), property);
                 case MAX_OUTPUT_TOKENS -> set(field, tokens(property, value), property);
                 default -> throw new PolicyException(property, value,
-                        "unknown price setting (expected input, output, cached-input, cache-write or max-output-tokens)");
+                        "unknown price setting (expected input, output, cached-input, cache-write, cache-write-1h"
+                                + " or max-output-tokens)");
             }
         }
 
@@ -111,7 +114,13 @@ public final class PriceTableParser {
                         + prefix + ".output (USD per 1M tokens; 0 for free)");
             }
             return new ModelPrice(input, output, values.getOrDefault(CACHED_INPUT, input),
-                    values.getOrDefault(CACHE_WRITE, input), values.getOrDefault(MAX_OUTPUT_TOKENS, 0L));
+                    values.getOrDefault(CACHE_WRITE, input + ceilQuarter(input)), values.getOrDefault(CACHE_WRITE_1H, 2 * input),
+                    values.getOrDefault(MAX_OUTPUT_TOKENS, 0L));
+        }
+
+        /** A quarter, rounded up: prices are never cheaper than the ratio. */
+        private static long ceilQuarter(long picos) {
+            return (picos + 3) / 4;
         }
 
         static long tokens(String property, String value) {

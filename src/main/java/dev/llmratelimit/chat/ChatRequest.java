@@ -14,9 +14,11 @@ import java.util.List;
  * @param model               the {@code model} field, as sent
  * @param stream              {@code "stream": true}
  * @param includeUsage        {@code "stream_options": {"include_usage": true}}
- * @param maxTokens           {@code max_tokens}, or {@link #NO_MAX_TOKENS}
- * @param maxCompletionTokens {@code max_completion_tokens}, or {@link #NO_MAX_TOKENS}
- * @param n                   {@code n}, the number of choices (1 when absent)
+ * @param maxTokens           {@code max_tokens}, or {@link #NO_MAX_TOKENS} (also for 0: see {@link DecisionFields})
+ * @param maxCompletionTokens {@code max_completion_tokens}, or {@link #NO_MAX_TOKENS} (likewise)
+ * @param n                   the number of choices the response holds: {@code n} (1 when absent; legacy
+ *                            completions the larger of {@code n} and {@code best_of}) times the prompts of a
+ *                            legacy completion's {@code prompt} array
  * @param shape               the endpoint shape the body was read as; {@code maxTokens} holds that shape's
  *                            output cap ({@code max_output_tokens} of the Responses API)
  */
@@ -40,9 +42,12 @@ public record ChatRequest(String model, boolean stream, boolean includeUsage, lo
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .build();
 
-    /** The completion tokens one choice may use: {@code max_completion_tokens}, else {@code max_tokens}, else none. */
+    /**
+     * The completion tokens one choice may use: the larger of {@code max_completion_tokens} and
+     * {@code max_tokens} (an application may pass on either), else none.
+     */
     public long maxTokensPerChoice() {
-        return maxCompletionTokens != NO_MAX_TOKENS ? maxCompletionTokens : maxTokens;
+        return Math.max(maxCompletionTokens, maxTokens);
     }
 
     /**

@@ -71,6 +71,7 @@ final class DecisionFields {
         long maxTokens = ChatRequest.NO_MAX_TOKENS;
         long maxCompletionTokens = ChatRequest.NO_MAX_TOKENS;
         long n = 1;
+        long prompts = 1;
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String name = p.currentName();
             JsonToken value = p.nextToken();
@@ -84,10 +85,10 @@ final class DecisionFields {
             } else {
                 switch (ShapeFields.of(shape, name)) {
                     case STREAM_OPTIONS -> includeUsage = includesUsage(p, value);
-                    case MAX_TOKENS -> maxTokens = wholeNumber(p, value, name, 0, MAX_TOKENS, ChatRequest.NO_MAX_TOKENS);
-                    case MAX_COMPLETION_TOKENS -> maxCompletionTokens =
-                            wholeNumber(p, value, name, 0, MAX_TOKENS, ChatRequest.NO_MAX_TOKENS);
+                    case MAX_TOKENS -> maxTokens = outputCap(p, value, name);
+                    case MAX_COMPLETION_TOKENS -> maxCompletionTokens = outputCap(p, value, name);
                     case CHOICES -> n = Math.max(n, wholeNumber(p, value, name, 1, MAX_N, 1));
+                    case PROMPTS -> prompts = prompts(p, value);
                     case NONE -> { }
                 }
             }
@@ -105,7 +106,8 @@ final class DecisionFields {
             throw new InvalidChatRequestException("The 'max_tokens' field is required: a whole number of tokens.",
                     "max_tokens");
         }
-        return new ChatRequest(model, stream, includeUsage, maxTokens, maxCompletionTokens, (int) n, shape);
+        return new ChatRequest(model, stream, includeUsage, maxTokens, maxCompletionTokens,
+                (int) Math.min(Integer.MAX_VALUE, n * prompts), shape);
     }
 
     private static boolean bool(JsonToken value, String field) throws InvalidChatRequestException {
@@ -127,6 +129,46 @@ final class DecisionFields {
                     "The '" + field + "' field must be a whole number from " + min + " to " + max + ".", field);
         }
         return p.getLongValue();
+    }
+
+    /**
+     * An output cap: 0 is read as absent, as servers that take {@code max_completion_tokens or max_tokens}
+     * read it (they then generate up to the other field, or their default), so it never caps the reservation.
+     */
+    private static long outputCap(JsonParser p, JsonToken value, String field) throws IOException, InvalidChatRequestException {
+        long cap = wholeNumber(p, value, field, 0, MAX_TOKENS, ChatRequest.NO_MAX_TOKENS);
+        return cap == 0 ? ChatRequest.NO_MAX_TOKENS : cap;
+    }
+
+    /**
+     * The prompts of a legacy completion: an array of strings (or of token arrays) is one prompt each, and
+     * each gets its own completions; a string or one array of token ids is one prompt. The field's content is
+     * not checked here: the application's API does. Leaves the parser on the last token of the value.
+     */
+    private static long prompts(JsonParser p, JsonToken value) throws IOException {
+        if (value != JsonToken.START_ARRAY) {
+            return 1;
+        }
+        long count = 0;
+        JsonToken element;
+        while ((element = p.nextToken()) != JsonToken.END_ARRAY && element != null) {
+            if (element == JsonToken.VALUE_NUMBER_INT && count == 0) {
+                p.skipChildren();
+                return skipRest(p);
+            }
+            count++;
+            p.skipChildren();
+        }
+        return Math.max(1, count);
+    }
+
+    /** Skips to the END_ARRAY of the array the parser is in; one prompt of token ids. */
+    private static long skipRest(JsonParser p) throws IOException {
+        JsonToken token;
+        while ((token = p.nextToken()) != JsonToken.END_ARRAY && token != null) {
+            p.skipChildren();
+        }
+        return 1;
     }
 
     /** Leaves the parser on the END_OBJECT of {@code stream_options} (or on its null). */

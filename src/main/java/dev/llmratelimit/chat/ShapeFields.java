@@ -4,16 +4,17 @@ import dev.llmratelimit.usage.EndpointShape;
 
 /**
  * Which request field of an endpoint shape plays which part in the decision (SPEC section 12): the
- * output cap is chat's {@code max_completion_tokens} (else {@code max_tokens}), legacy completions'
- * and Anthropic Messages' {@code max_tokens} (required there), the Responses API's
- * {@code max_output_tokens}; the choices are {@code n} (legacy completions also {@code best_of}, the
- * candidates the provider generates and charges); embeddings have neither. Other shapes' fields are
+ * output cap is chat's {@code max_completion_tokens} or {@code max_tokens} (the larger when both are
+ * set), legacy completions' and Anthropic Messages' {@code max_tokens} (required there), the Responses
+ * API's {@code max_output_tokens}; the choices are {@code n} (legacy completions also {@code best_of},
+ * the candidates the provider generates and charges), times the prompts of a legacy completion's
+ * {@code prompt} array (one completion each); embeddings have neither. Other shapes' fields are
  * not read, so a field another API does not have is the application's business.
  */
 final class ShapeFields {
 
     /** The part a field plays. */
-    enum Part { MAX_TOKENS, MAX_COMPLETION_TOKENS, CHOICES, STREAM_OPTIONS, NONE }
+    enum Part { MAX_TOKENS, MAX_COMPLETION_TOKENS, CHOICES, PROMPTS, STREAM_OPTIONS, NONE }
 
     private ShapeFields() {
     }
@@ -26,6 +27,7 @@ final class ShapeFields {
             case "max_output_tokens" -> shape == EndpointShape.RESPONSES ? Part.MAX_TOKENS : Part.NONE;
             case "n" -> shape == EndpointShape.CHAT || shape == EndpointShape.COMPLETIONS ? Part.CHOICES : Part.NONE;
             case "best_of" -> shape == EndpointShape.COMPLETIONS ? Part.CHOICES : Part.NONE;
+            case "prompt" -> shape == EndpointShape.COMPLETIONS ? Part.PROMPTS : Part.NONE;
             case "stream_options" -> shape.hasIncludeUsageOption() ? Part.STREAM_OPTIONS : Part.NONE;
             default -> Part.NONE;
         };

@@ -111,12 +111,15 @@ public final class BudgetExtension implements PlanExtension {
 
     /**
      * The micro-dollars the usage costs at the model's prices: uncached prompt, cached prompt,
-     * cache-creation tokens (part of the prompt tokens, Anthropic) and completion.
+     * cache-creation tokens (part of the prompt tokens, Anthropic; those for the 1-hour cache at their
+     * own price) and completion.
      */
     static long cost(ModelPrice price, Usage usage) {
         long prompt = Math.max(0, usage.promptTokens());
         long cached = Math.min(Math.max(0, usage.cachedPromptTokens()), prompt);
         long written = Math.min(Math.max(0, usage.cacheCreationTokens()), prompt - cached);
-        return Saturating.clamp(price.costMicros(prompt - cached - written, cached, written, usage.completionTokens()));
+        long writtenFor1h = Math.min(usage.cacheCreation1hTokens(), written);
+        return Saturating.clamp(price.costMicros(prompt - cached - written, cached, written - writtenFor1h, writtenFor1h,
+                usage.completionTokens()));
     }
 }

@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 
 /**
  * The engine: turns one {@link AdmissionRequest} into its {@link Plan} (caller scopes, model and
@@ -50,7 +51,8 @@ public final class RateLimiter {
     }
 
     /**
-     * @param clock       the engine's clock (refusal hints only; windows use the store's clock)
+     * @param clock       the engine's clock (refusal hints and the windows of the expected output; counter
+     *                    windows use the store's clock)
      * @param leaseMillis {@code parallel-lease}: how long slots and decision records live at most
      * @param extensions  further limit kinds, checked after model and pool
      * @param observer    told of every decision, settlement and store failure
@@ -64,7 +66,8 @@ public final class RateLimiter {
         this.extensions = List.copyOf(extensions);
         this.observer = observer;
         GroupWindow window = GroupWindow.rolling(policy.window().toMillis(), policy.windowMode() == WindowMode.SLIDING);
-        policy.models().forEach((name, model) -> plans.put(name, new ModelPlans(model, window)));
+        policy.models().forEach((name, model) -> plans.put(name,
+                new ModelPlans(model, window, policy.window().toMillis(), clock::millis)));
     }
 
     public RateLimitPolicy policy() {
@@ -119,11 +122,11 @@ public final class RateLimiter {
         groups.add(modelPlans.modelGroup);
         groups.add(modelPlans.poolGroups.get(pool));
         long now = clock.millis();
-        Estimate estimate = new Estimate(request, modelPlans, hints.anyHinted(groups, now));
+        Estimate estimate = new Estimate(request, modelPlans, pool, hints.anyHinted(groups, now));
         Admission admission = decide(request, modelPlans, pool, groups, modelAt, estimate, now);
         if (admission.outcome() == Admission.Outcome.REFUSED && estimate.usedBound() && boundMayHaveRefused(admission)) {
             // The hint was stale and the free bound, not the prompt, may be what refused: count and ask again.
-            estimate = new Estimate(request, modelPlans, false);
+            estimate = new Estimate(request, modelPlans, pool, false);
             admission = decide(request, modelPlans, pool, groups, modelAt, estimate, now);
         }
         return admission;
@@ -153,7 +156,7 @@ public final class RateLimiter {
             plan = plan.plus(contribution.groups(), contribution.cost());
         }
         return decide(plan, now, reserved > 0 && request.maxOutputTokens() < 0 && policy.rateLimitType() != RateLimitType.INPUT
-                ? modelPlans.expectedOutput.lessonFor(request.n()) : null);
+                ? modelPlans.expectedOutputs.get(pool).lessonFor(request.n()) : null);
     }
 
     /**
@@ -256,12 +259,14 @@ public final class RateLimiter {
     private final class Estimate implements PlanExtension.TokenEstimate {
         private final AdmissionRequest request;
         private final ModelPlans modelPlans;
+        private final ExpectedOutput expectedOutput;
         private final boolean preferBound;
         private boolean usedBound;
 
-        Estimate(AdmissionRequest request, ModelPlans modelPlans, boolean preferBound) {
+        Estimate(AdmissionRequest request, ModelPlans modelPlans, String pool, boolean preferBound) {
             this.request = request;
             this.modelPlans = modelPlans;
+            this.expectedOutput = modelPlans.expectedOutputs.get(pool);
             this.preferBound = preferBound;
         }
 
@@ -276,7 +281,7 @@ public final class RateLimiter {
 
         @Override
         public long outputTokens() {
-            long perChoice = request.maxOutputTokens() >= 0 ? request.maxOutputTokens() : modelPlans.expectedOutput.tokens();
+            long perChoice = request.maxOutputTokens() >= 0 ? request.maxOutputTokens() : expectedOutput.tokens();
             return Saturating.multiply(perChoice, request.n());
         }
 
@@ -316,17 +321,16 @@ public final class RateLimiter {
         }
     }
 
-    /** The model group, the group of every pool of one model, and what its responses taught about their size. */
+    /** The model group, the group of every pool of one model, and what each pool's responses taught about their size. */
     private static final class ModelPlans {
         private final ModelPolicy model;
-        private final ExpectedOutput expectedOutput;
+        private final Map<String, ExpectedOutput> expectedOutputs = new HashMap<>();
         private final CounterGroup modelGroup;
         private final Map<String, CounterGroup> poolGroups = new HashMap<>();
         private final ModelGroups groups;
 
-        ModelPlans(ModelPolicy model, GroupWindow window) {
+        ModelPlans(ModelPolicy model, GroupWindow window, long windowMillis, LongSupplier clock) {
             this.model = model;
-            this.expectedOutput = new ExpectedOutput(model.expectedOutputTokens());
             Increments oneRequest = new Increments(1, 0, 0, false);
             long rpm = model.rpm() > 0 ? model.rpm() : Limits.NONE;
             long tpm = model.tpm() > 0 ? model.tpm() : Limits.NONE;
@@ -340,6 +344,8 @@ public final class RateLimiter {
                         tpm < 0 ? Limits.NONE : ModelPolicy.poolLimit(model.tpm(), share), Limits.NONE, Limits.NONE);
                 poolGroups.put(pool, new CounterGroup(GroupKind.POOL, model.name(), pool, window, limits,
                         poolEnforcement, oneRequest));
+                expectedOutputs.put(pool, new ExpectedOutput(model.expectedOutputTokens(),
+                        model.expectedOutputMinTokens(), windowMillis, clock));
             }
             groups = new ModelGroups(modelGroup, model.poolNames().stream().map(poolGroups::get).toList());
         }

@@ -33,6 +33,9 @@ public final class PolicyParser {
         double defaultShare = globalFraction("default-priority", "0.25");
         long expectedOutput = ModelGroupBuilder.tokens(PREFIX + "expected-output-tokens",
                 value("expected-output-tokens", DEFAULT_EXPECTED_OUTPUT_TOKENS));
+        String minOutput = value("expected-output-min-tokens", null);
+        Long expectedOutputMin = minOutput == null ? null
+                : ModelGroupBuilder.tokens(PREFIX + "expected-output-min-tokens", minOutput);
         Duration window = Durations.parse(PREFIX + "window", value("window", "60s"));
         if (window.isZero() || window.isNegative()) {
             throw new PolicyException(PREFIX + "window", value("window", ""), "the window must be longer than zero");
@@ -60,7 +63,8 @@ public final class PolicyParser {
         for (ModelGroupBuilder builder : groups.values()) {
             ModelGroup group = builder.build();
             if (group.isLimited()) {
-                models.put(group.name(), resolve(group, globalReservations, threshold, defaultShare, expectedOutput));
+                models.put(group.name(), resolve(group, globalReservations, threshold, defaultShare, expectedOutput,
+                        expectedOutputMin));
             }
         }
         return new RateLimitPolicy(models, window,
@@ -73,7 +77,8 @@ public final class PolicyParser {
     }
 
     private static ModelPolicy resolve(ModelGroup group, Map<String, Reservation> globalReservations,
-                                       double globalThreshold, double defaultShare, long expectedOutput) {
+                                       double globalThreshold, double defaultShare, long expectedOutput,
+                                       Long expectedOutputMin) {
         String modelPrefix = PREFIX + "models." + PropertyNames.quote(group.name()) + ".";
         Map<String, Double> shares = new HashMap<>();
         globalReservations.forEach((priority, reservation) ->
@@ -85,8 +90,9 @@ public final class PolicyParser {
             shares.replaceAll((priority, share) -> share / sum);
         }
         double threshold = group.saturationThreshold() != null ? group.saturationThreshold() : globalThreshold;
-        return new ModelPolicy(group.name(), group.rpm(), group.tpm(), threshold, shares, defaultShare,
-                group.expectedOutputTokens() != null ? group.expectedOutputTokens() : expectedOutput);
+        long expected = group.expectedOutputTokens() != null ? group.expectedOutputTokens() : expectedOutput;
+        return new ModelPolicy(group.name(), group.rpm(), group.tpm(), threshold, shares, defaultShare, expected,
+                expectedOutputMin != null ? expectedOutputMin : expected);
     }
 
     private static String checkedPriority(String property, String priority) {

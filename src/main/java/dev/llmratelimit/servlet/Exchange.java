@@ -82,6 +82,8 @@ final class Exchange implements AsyncListener {
             admission.complete(usage);
         } else if (observer.isStream()) {
             admission.charge(chargeForCutStream(observer));
+        } else if (observer.hasUnusableUsage() && admission.reservedTokens() == 0) {
+            admission.charge(estimatedUsage());                 // recorded mode: the estimate, never 0
         } else if (failure == null && !response.hasClientFailed()) {
             MISSING_USAGE.log("A 2xx " + request.shape().configName() + " response carried no usable usage; "
                     + "no tokens recorded beyond a reservation", null);
@@ -92,13 +94,23 @@ final class Exchange implements AsyncListener {
     }
 
     /**
-     * A stream that ended without usage still costs its prompt and what it streamed (SPEC section 3);
-     * the prompt count is bounded like the reservation's ({@link TokenCounter#promptTokens}).
+     * A stream that ended without usage still costs its prompt and what it streamed (SPEC section 3):
+     * the prompt the stream already reported, else the estimate, bounded like the reservation's
+     * ({@link RequestPromptTokens}).
      */
     private Usage chargeForCutStream(ResponseBodyObserver observer) {
+        long prompt = observer.reportedPromptTokens().orElseGet(this::promptEstimate);
+        return new Usage(prompt, observer.streamedCompletionTokens(), 0);
+    }
+
+    /** The prompt estimate and the output cap, if the request set one: what a 2xx with unusable usage costs. */
+    private Usage estimatedUsage() {
+        return new Usage(promptEstimate(), Math.max(0, request.maxOutputTokens()), 0);
+    }
+
+    private long promptEstimate() {
         TokenCounter counter = TokenCounter.forModel(request.model());
-        return new Usage(RequestPromptTokens.count(counter, request.shape(), requestBody, requestBody.length),
-                observer.streamedCompletionTokens(), 0);
+        return RequestPromptTokens.count(counter, request.shape(), requestBody, requestBody.length);
     }
 
     @Override

@@ -5,7 +5,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.util.function.Consumer;
 
-/** Passes a JSON response through unchanged, reporting its usage as soon as the usage object closes. */
+/** Passes a JSON response through unchanged, reporting its usage when the body closes, before its last bytes go on. */
 public final class JsonBodyObserver implements ResponseBodyObserver {
 
     private final JsonUsageScanner scanner;
@@ -31,5 +31,10 @@ public final class JsonBodyObserver implements ResponseBodyObserver {
     @Override
     public Usage usage() {
         return scanner.usage();
+    }
+
+    @Override
+    public boolean hasUnusableUsage() {
+        return scanner.isUnusable();
     }
 }

@@ -18,6 +18,7 @@ final class MessagesStreamEvents implements StreamEvents {
     private boolean sawDelta;
     private boolean broken;
     private Usage usage;
+    private long reportedPrompt = -1;
 
     MessagesStreamEvents(CompletionText text) {
         this.text = text;
@@ -71,6 +72,10 @@ final class MessagesStreamEvents implements StreamEvents {
             }
         }
         sawDelta |= !start;
+        if (!broken && figures[UsageFormat.INPUT] != UsageFormat.ABSENT) {
+            Usage soFar = UsageFormat.ANTHROPIC.usage(figures);
+            reportedPrompt = soFar.promptTokens();
+        }
         // Only the final figures are the usage: the start's output_tokens is a placeholder (1).
         usage = sawDelta && !broken ? UsageFormat.ANTHROPIC.usage(figures) : null;
     }
@@ -110,5 +115,11 @@ final class MessagesStreamEvents implements StreamEvents {
     @Override
     public Usage usage() {
         return usage;
+    }
+
+    /** {@code message_start}'s input figures: input, cache reads and cache writes. */
+    @Override
+    public long reportedPromptTokens() {
+        return reportedPrompt;
     }
 }

@@ -3,6 +3,7 @@ package dev.llmratelimit.usage;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.OptionalLong;
 
 /**
  * Sees the response body on its way to the client and finds its usage. An observer that learns the
@@ -20,6 +21,23 @@ public interface ResponseBodyObserver {
 
     /** The usage found, or {@code null}. */
     Usage usage();
+
+    /**
+     * Whether the response carried a usage that cannot be read as counts (negative, fractional, a
+     * string, neither figure given), as opposed to none at all.
+     */
+    default boolean hasUnusableUsage() {
+        return false;
+    }
+
+    /**
+     * The prompt tokens the response already reported before its final usage (a stream's
+     * {@code message_start}, {@code response.created}), which beat any estimate when the response is
+     * cut; empty when it reported none.
+     */
+    default OptionalLong reportedPromptTokens() {
+        return OptionalLong.empty();
+    }
 
     /** Whether this is a server-sent event stream (a cut stream is charged for what it streamed). */
     default boolean isStream() {

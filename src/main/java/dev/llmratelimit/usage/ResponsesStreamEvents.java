@@ -15,6 +15,7 @@ final class ResponsesStreamEvents implements StreamEvents {
 
     private final CompletionText text;
     private Usage usage;
+    private long reportedPrompt = -1;
 
     ResponsesStreamEvents(CompletionText text) {
         this.text = text;
@@ -50,6 +51,9 @@ final class ResponsesStreamEvents implements StreamEvents {
             }
             boolean end = type.equals("response.completed") || type.equals("response.incomplete")
                     || type.equals("response.failed");
+            if (reported != null) {
+                reportedPrompt = reported.promptTokens();
+            }
             if (end && reported != null) {
                 usage = reported;
             }
@@ -76,5 +80,11 @@ final class ResponsesStreamEvents implements StreamEvents {
     @Override
     public Usage usage() {
         return usage;
+    }
+
+    /** The input figure of any event's {@code response.usage} ({@code response.created}, {@code response.in_progress}). */
+    @Override
+    public long reportedPromptTokens() {
+        return reportedPrompt;
     }
 }

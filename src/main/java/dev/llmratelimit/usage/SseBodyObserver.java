@@ -3,6 +3,7 @@ package dev.llmratelimit.usage;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.OptionalLong;
 import java.util.function.Consumer;
 
 /**
@@ -46,6 +47,11 @@ public final class SseBodyObserver implements ResponseBodyObserver {
     @Override
     public Usage usage() {
         return tracker.usage().orElse(null);
+    }
+
+    @Override
+    public OptionalLong reportedPromptTokens() {
+        return tracker.reportedPromptTokens();
     }
 
     @Override

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.util.Arrays;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Follows a {@code text/event-stream} response as the application writes it, in chunks of any size
@@ -127,6 +128,20 @@ public final class SseUsageTracker {
     /** The usage of the last event that carried a usable one. */
     public Optional<Usage> usage() {
         return Optional.ofNullable(events.usage());
+    }
+
+    /**
+     * The prompt tokens the stream reported before its final usage (Anthropic {@code message_start},
+     * a Responses {@code response.created} or {@code response.in_progress} that carries usage), or,
+     * once the usage is known, its prompt; empty when the stream reported none.
+     */
+    public OptionalLong reportedPromptTokens() {
+        Usage finalUsage = events.usage();
+        if (finalUsage != null) {
+            return OptionalLong.of(finalUsage.promptTokens());
+        }
+        long reported = events.reportedPromptTokens();
+        return reported < 0 ? OptionalLong.empty() : OptionalLong.of(reported);
     }
 
     public boolean sawDone() {

@@ -24,6 +24,11 @@ interface StreamEvents {
     /** The usage the stream has reported so far, or null. */
     Usage usage();
 
+    /** The prompt tokens an event reported before the final usage, or -1 when none did. */
+    default long reportedPromptTokens() {
+        return -1;
+    }
+
     static StreamEvents of(EndpointShape shape, CompletionText text) {
         return switch (shape) {
             case CHAT, COMPLETIONS, EMBEDDINGS -> new ChatStreamEvents(text);

@@ -1,13 +1,10 @@
 package dev.llmratelimit.usage;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.knuddels.jtokkit.Encodings;
 import com.knuddels.jtokkit.api.Encoding;
 import com.knuddels.jtokkit.api.EncodingRegistry;
 import com.knuddels.jtokkit.api.EncodingType;
 
-import java.io.IOException;
 import java.util.Collection;
 import java.util.Set;
 import java.util.TreeSet;
@@ -31,11 +28,6 @@ public final class TokenCounter {
 
     private static final String[] O200K_PREFIXES = {
         "gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4"};
-
-    /** Cookbook constants: tokens around every message, for a {@code name}, and priming the reply. */
-    private static final int TOKENS_PER_MESSAGE = 3;
-    private static final int TOKENS_PER_NAME = 1;
-    private static final int TOKENS_REPLY_PRIMING = 3;
 
     /**
      * Text longer than this is tokenized piece by piece. Small pieces keep jtokkit on its fast path:
@@ -109,7 +101,7 @@ public final class TokenCounter {
      * structure ({@code {}} and a separator) and each name's 1 with its key, plus 3 priming the reply.
      */
     public static long upperBound(long bodyBytes) {
-        return bodyBytes + bodyBytes / 2 + TOKENS_REPLY_PRIMING;
+        return bodyBytes + bodyBytes / 2 + RequestPromptTokens.TOKENS_REPLY_PRIMING;
     }
 
     /** {@code "o200k_base"} or {@code "cl100k_base"}. */
@@ -130,87 +122,11 @@ public final class TokenCounter {
     }
 
     /**
-     * Estimates the prompt tokens of a chat request body with the OpenAI cookbook formula: per message
-     * 3 + the tokens of each of its string fields ({@code role}, {@code content}, {@code name}, ...)
-     * + 1 for a {@code name}; content given as parts counts the {@code text} of its {@code "type":"text"}
-     * parts (images, audio and tool definitions are not estimated); plus 3 priming the reply. Meant for a
-     * body {@link dev.llmratelimit.chat.ChatRequest#parse} accepted; on malformed JSON it returns what it
-     * counted up to the fault. A body over {@value #EXACT_COUNT_LIMIT_BYTES} bytes is not tokenized:
-     * the answer is {@link #upperBound(long)}, never less than the count.
+     * Estimates the prompt tokens of a chat-completion request body: {@link RequestPromptTokens} for
+     * the chat shape (every message, tool, schema and file, bounded by the body's size).
      */
     public long promptTokens(byte[] body, int length) {
-        if (length > EXACT_COUNT_LIMIT_BYTES) {
-            return upperBound(length);
-        }
-        long tokens = TOKENS_REPLY_PRIMING;
-        try (JsonParser p = JsonUsageParser.JSON.createParser(body, 0, length)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                return tokens;
-            }
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                boolean isMessages = p.currentName().equals("messages");
-                if (p.nextToken() == JsonToken.START_ARRAY && isMessages) {
-                    while (nextElement(p)) {
-                        tokens += p.currentToken() == JsonToken.START_OBJECT ? message(p) : 0;
-                        p.skipChildren();
-                    }
-                    return tokens;
-                }
-                p.skipChildren();
-            }
-        } catch (IOException e) {
-            // best effort: the body was validated before; keep what was counted
-        }
-        return tokens;
-    }
-
-    private long message(JsonParser p) throws IOException {
-        long tokens = TOKENS_PER_MESSAGE;
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String field = p.currentName();
-            JsonToken value = p.nextToken();
-            if (value == JsonToken.VALUE_STRING) {
-                tokens += count(p.getText()) + (field.equals("name") ? TOKENS_PER_NAME : 0);
-            } else if (value == JsonToken.START_ARRAY && field.equals("content")) {
-                tokens += contentParts(p);
-            } else {
-                p.skipChildren();
-            }
-        }
-        return tokens;
-    }
-
-    private long contentParts(JsonParser p) throws IOException {
-        long tokens = 0;
-        while (nextElement(p)) {
-            if (p.currentToken() != JsonToken.START_OBJECT) {
-                p.skipChildren();
-                continue;
-            }
-            String type = null;
-            String text = null;
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String field = p.currentName();
-                if (p.nextToken() == JsonToken.VALUE_STRING && (field.equals("type") || field.equals("text"))) {
-                    if (field.equals("type")) {
-                        type = p.getText();
-                    } else {
-                        text = p.getText();
-                    }
-                } else {
-                    p.skipChildren();
-                }
-            }
-            if ("text".equals(type) && text != null) {
-                tokens += count(text);
-            }
-        }
-        return tokens;
-    }
-
-    private static boolean nextElement(JsonParser p) throws IOException {
-        JsonToken token = p.nextToken();
-        return token != JsonToken.END_ARRAY && token != null;
+        return RequestPromptTokens.count(this, EndpointShape.CHAT, body, length);
     }
 
     private static final class Registry {

@@ -10,11 +10,18 @@ import dev.llmratelimit.policy.RateLimitType;
  * @param promptTokens        every prompt token, cached and cache-creation tokens included (an
  *                            Anthropic answer's {@code input_tokens + cache_read_input_tokens +
  *                            cache_creation_input_tokens})
- * @param cachedPromptTokens  prompt tokens served from the provider's cache; they do not count
+ * @param cachedPromptTokens  prompt tokens served from the provider's cache; priced apart by budgets, and
+ *                            left out of the TPM count only where the provider leaves them out
+ *                            ({@code cacheReadsExemptFromTpm})
  * @param cacheCreationTokens prompt tokens written to the provider's cache (Anthropic); part of
  *                            {@code promptTokens} and counted with it, priced apart by budgets
+ * @param cacheCreation1hTokens the part of {@code cacheCreationTokens} written to the 1-hour cache
+ *                            (Anthropic's {@code cache_creation.ephemeral_1h_input_tokens}), priced apart
+ * @param cacheReadsExemptFromTpm whether the provider's rate limits leave cached prompt tokens out:
+ *                            Anthropic's do; OpenAI's count them as input tokens
  */
-public record Usage(long promptTokens, long completionTokens, long cachedPromptTokens, long cacheCreationTokens) {
+public record Usage(long promptTokens, long completionTokens, long cachedPromptTokens, long cacheCreationTokens,
+                    long cacheCreation1hTokens, boolean cacheReadsExemptFromTpm) {
 
     /**
      * More tokens than any response uses (2^31 - 1, some 200 times the largest context window): sums
@@ -24,9 +31,14 @@ public record Usage(long promptTokens, long completionTokens, long cachedPromptT
 
     public static final Usage NONE = new Usage(0, 0, 0);
 
-    /** Usage without cache-creation tokens (every OpenAI shape). */
+    /** Usage without cache-creation tokens, whose cached tokens count against TPM (every OpenAI shape). */
     public Usage(long promptTokens, long completionTokens, long cachedPromptTokens) {
         this(promptTokens, completionTokens, cachedPromptTokens, 0);
+    }
+
+    /** Usage whose cache writes all went to the 5-minute cache, and whose cached tokens count against TPM. */
+    public Usage(long promptTokens, long completionTokens, long cachedPromptTokens, long cacheCreationTokens) {
+        this(promptTokens, completionTokens, cachedPromptTokens, cacheCreationTokens, 0, false);
     }
 
     public Usage {
@@ -34,6 +46,7 @@ public record Usage(long promptTokens, long completionTokens, long cachedPromptT
         completionTokens = plausible(completionTokens);
         cachedPromptTokens = plausible(cachedPromptTokens);
         cacheCreationTokens = plausible(cacheCreationTokens);
+        cacheCreation1hTokens = Math.min(plausible(cacheCreation1hTokens), cacheCreationTokens);
     }
 
     private static long plausible(long figure) {
@@ -46,9 +59,12 @@ public record Usage(long promptTokens, long completionTokens, long cachedPromptT
                 || cacheCreationTokens == MAX_TOKENS;
     }
 
-    /** The tokens that count against TPM for the given {@code rate-limit-type}, never negative. */
+    /**
+     * The tokens that count against TPM for the given {@code rate-limit-type}, as the provider counts
+     * them against its own limits, never negative.
+     */
     public long tokens(RateLimitType type) {
-        long uncachedPrompt = Math.max(0, promptTokens - cachedPromptTokens);
+        long uncachedPrompt = Math.max(0, promptTokens - (cacheReadsExemptFromTpm ? cachedPromptTokens : 0));
         long counted = switch (type) {
             case TOTAL -> uncachedPrompt + completionTokens;
             case INPUT -> uncachedPrompt;

@@ -9,21 +9,29 @@ enum UsageFormat {
     OPENAI("prompt_tokens", "completion_tokens", "prompt_tokens_details", "cached_tokens", null),
     /** The Responses API. */
     RESPONSES("input_tokens", "output_tokens", "input_tokens_details", "cached_tokens", null),
-    /** Anthropic Messages: {@code input_tokens} excludes the cache reads and writes, reported beside it. */
-    ANTHROPIC("input_tokens", "output_tokens", null, "cache_read_input_tokens", "cache_creation_input_tokens");
+    /**
+     * Anthropic Messages: {@code input_tokens} excludes the cache reads and writes, reported beside it;
+     * {@code cache_creation} splits the writes by cache lifetime.
+     */
+    ANTHROPIC("input_tokens", "output_tokens", "cache_creation", "cache_read_input_tokens", "cache_creation_input_tokens");
 
     static final int INPUT = 0;
     static final int OUTPUT = 1;
     static final int CACHED = 2;
     static final int CACHE_CREATION = 3;
-    static final int FIGURES = 4;
+    /** Cache writes to the 1-hour cache (Anthropic), part of {@link #CACHE_CREATION}. */
+    static final int CACHE_CREATION_1H = 4;
+    static final int FIGURES = 5;
     /** A field that is no figure of this format. */
     static final int NONE = -1;
     static final long ABSENT = -1;
 
     private final String input;
     private final String output;
-    /** The object inside {@code usage} that holds the cached figure, or null when it sits in {@code usage}. */
+    /**
+     * The object inside {@code usage} that holds one more figure ({@link #detailsFigure()}): OpenAI's
+     * cached tokens, Anthropic's 1-hour cache writes.
+     */
     private final String details;
     private final String cached;
     private final String cacheCreation;
@@ -45,7 +53,7 @@ enum UsageFormat {
     }
 
     static long[] noFigures() {
-        return new long[] {ABSENT, ABSENT, ABSENT, ABSENT};
+        return new long[] {ABSENT, ABSENT, ABSENT, ABSENT, ABSENT};
     }
 
     /** The figure a field directly inside {@code usage} holds, or {@link #NONE}. */
@@ -56,20 +64,26 @@ enum UsageFormat {
         if (field.equals(output)) {
             return OUTPUT;
         }
-        if (details == null && field.equals(cached)) {
+        if (field.equals(cached) && detailsFigure() != CACHED) {
             return CACHED;
         }
         return field.equals(cacheCreation) ? CACHE_CREATION : NONE;
     }
 
-    /** Whether the field of {@code usage} is the object holding the cached figure. */
+    /** Whether the field of {@code usage} is the details object. */
     boolean isDetails(String field) {
         return field.equals(details);
     }
 
+    /** The one figure the details object holds. */
+    int detailsFigure() {
+        return this == ANTHROPIC ? CACHE_CREATION_1H : CACHED;
+    }
+
     /** The figure a field of the details object holds, or {@link #NONE}. */
     int detailFigure(String field) {
-        return field.equals(cached) ? CACHED : NONE;
+        String name = this == ANTHROPIC ? "ephemeral_1h_input_tokens" : cached;
+        return field.equals(name) ? detailsFigure() : NONE;
     }
 
     /**
@@ -84,7 +98,9 @@ enum UsageFormat {
         long cachedTokens = Math.max(0, figures[CACHED]);
         long creation = Math.max(0, figures[CACHE_CREATION]);
         long prompt = this == ANTHROPIC ? plus(plus(in, cachedTokens), creation) : in;
-        return new Usage(prompt, Math.max(0, figures[OUTPUT]), Math.min(cachedTokens, prompt), Math.min(creation, prompt));
+        long writtenFor1h = Math.max(0, figures[CACHE_CREATION_1H]);
+        return new Usage(prompt, Math.max(0, figures[OUTPUT]), Math.min(cachedTokens, prompt), Math.min(creation, prompt),
+                writtenFor1h, this == ANTHROPIC);
     }
 
     private static long plus(long a, long b) {

@@ -25,13 +25,23 @@ class PricesAndMoneyTest {
         PriceTable table = PriceTableParser.parse(Map.of(P + "gpt-4o.input", "2.50", P + "gpt-4o.output", "10.00",
                 P + "gpt-4o.cached-input", "1.25", P + "gpt-4o.max-output-tokens", "16384"));
         ModelPrice price = table.priceOf("gpt-4o");
-        assertThat(price).isEqualTo(new ModelPrice(2_500_000, 10_000_000, 1_250_000, 2_500_000, 16384));
+        assertThat(price).isEqualTo(new ModelPrice(2_500_000, 10_000_000, 1_250_000, 3_125_000, 5_000_000, 16384));
         // 1000 uncached x 2.5 + 200 cached x 1.25 + 300 completion x 10 = 2500 + 250 + 3000 micro-dollars
         assertThat(price.costMicros(1000, 200, 0, 300)).isEqualTo(5750);
         // one prompt token costs 2.5 micro-dollars: charged 3, never 2
         assertThat(price.costMicros(1, 0, 0, 0)).isEqualTo(3);
         assertThat(price.costMicros(0, 0, 0, 0)).isZero();
         assertThat(price.costMicros(Long.MAX_VALUE, 0, 0, Long.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void cacheWritesDefaultToAnthropicsRatiosAndEitherMayBeSet() {
+        PriceTable table = PriceTableParser.parse(Map.of(P + "claude.input", "3", P + "claude.output", "15",
+                P + "set.input", "3", P + "set.output", "15", P + "set.cache-write", "4", P + "set.cache-write-1h", "5"));
+        assertThat(table.priceOf("claude")).isEqualTo(new ModelPrice(3_000_000, 15_000_000, 3_000_000, 3_750_000, 6_000_000, 0));
+        assertThat(table.priceOf("set")).isEqualTo(new ModelPrice(3_000_000, 15_000_000, 3_000_000, 4_000_000, 5_000_000, 0));
+        // 1,000 tokens written for 5 minutes and 1,000 for an hour: 3,750 + 6,000 micro-dollars
+        assertThat(table.priceOf("claude").costMicros(0, 0, 1000, 1000, 0)).isEqualTo(9_750);
     }
 
     @Test
@@ -83,9 +93,9 @@ class PricesAndMoneyTest {
         properties.put(P + "file", file.toString());
         properties.put(P + "gpt-4o.output", "12");
         PriceTable table = PriceTableParser.parse(properties);
-        assertThat(table.priceOf("gpt-4o")).isEqualTo(new ModelPrice(2_500_000, 12_000_000, 1_250_000, 2_500_000, 16384));
-        assertThat(table.priceOf("gpt-4.1-mini")).isEqualTo(new ModelPrice(400_000, 1_600_000, 400_000, 400_000, 0));
-        assertThat(table.priceOf("text-embedding-3-small")).isEqualTo(new ModelPrice(20_000, 0, 20_000, 20_000, 0));
+        assertThat(table.priceOf("gpt-4o")).isEqualTo(new ModelPrice(2_500_000, 12_000_000, 1_250_000, 3_125_000, 5_000_000, 16384));
+        assertThat(table.priceOf("gpt-4.1-mini")).isEqualTo(new ModelPrice(400_000, 1_600_000, 400_000, 500_000, 800_000, 0));
+        assertThat(table.priceOf("text-embedding-3-small")).isEqualTo(new ModelPrice(20_000, 0, 20_000, 25_000, 40_000, 0));
         assertThat(table.priceOf("dall-e-3")).isNull();
         assertThat(table.priceOf("sample_spec")).isNull();
     }

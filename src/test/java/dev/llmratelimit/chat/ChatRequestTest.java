@@ -50,13 +50,47 @@ class ChatRequestTest {
         assertThat(parse(body)).isEqualTo(new ChatRequest("gpt-4.1-mini", true, true, 300, ChatRequest.NO_MAX_TOKENS, 1));
     }
 
+    private static ChatRequest parse(String json, dev.llmratelimit.usage.EndpointShape shape)
+            throws InvalidChatRequestException {
+        byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+        return ChatRequest.parse(bytes, bytes.length, List.of(), shape);
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
-        "{\"model\":\"m\",\"max_tokens\":100,\"max_completion_tokens\":50}  | 50  | 50",
-        "{\"model\":\"m\",\"max_completion_tokens\":50,\"max_tokens\":100}  | 50  | 50",
+        "{\"model\":\"m\",\"max_tokens\":100,\"prompt\":\"one\"}                       | 1  | 100",
+        "{\"model\":\"m\",\"max_tokens\":100,\"prompt\":[\"one\",\"two\",\"three\"]}      | 3  | 300",
+        "{\"model\":\"m\",\"max_tokens\":100,\"prompt\":[\"one\",\"two\"],\"n\":2}        | 4  | 400",
+        "{\"model\":\"m\",\"max_tokens\":100,\"best_of\":3,\"prompt\":[[1,2],[3],[4,5]]} | 9  | 900",
+        "{\"model\":\"m\",\"max_tokens\":100,\"prompt\":[1,2,3,4]}                    | 1  | 100",
+        "{\"model\":\"m\",\"max_tokens\":100,\"prompt\":[]}                           | 1  | 100",
+    })
+    void aLegacyCompletionWithAPromptArrayMakesChoicesForEachPrompt(String body, int choices, long output)
+            throws Exception {
+        ChatRequest request = parse(body, dev.llmratelimit.usage.EndpointShape.COMPLETIONS);
+        assertThat(request.n()).isEqualTo(choices);
+        assertThat(request.maxOutputTokens()).isEqualTo(output);
+        assertThat(parse(body).n()).isEqualTo(body.contains("\"n\":2") ? 2 : 1);   // chat has no prompt field
+    }
+
+    @Test
+    void aMessagesRequestWithZeroMaxTokensIsRefusedAsWithoutOne() {
+        assertThatThrownBy(() -> parse("{\"model\":\"m\",\"max_tokens\":0,\"messages\":[]}",
+                dev.llmratelimit.usage.EndpointShape.MESSAGES))
+                .isInstanceOf(InvalidChatRequestException.class)
+                .hasMessage("The 'max_tokens' field is required: a whole number of tokens.");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "{\"model\":\"m\",\"max_tokens\":100,\"max_completion_tokens\":50}  | 100 | 100",
+        "{\"model\":\"m\",\"max_completion_tokens\":50,\"max_tokens\":100}  | 100 | 100",
+        "{\"model\":\"m\",\"max_completion_tokens\":500,\"max_tokens\":100} | 500 | 500",
         "{\"model\":\"m\",\"max_tokens\":100}                               | 100 | 100",
         "{\"model\":\"m\",\"max_tokens\":100,\"n\":3}                       | 100 | 300",
-        "{\"model\":\"m\",\"max_completion_tokens\":0}                      | 0   | 0",
+        "{\"model\":\"m\",\"max_completion_tokens\":0}                      | -1  | -1",
+        "{\"model\":\"m\",\"max_completion_tokens\":0,\"max_tokens\":80}   | 80  | 80",
+        "{\"model\":\"m\",\"max_tokens\":0}                                 | -1  | -1",
         "{\"model\":\"m\",\"max_tokens\":null}                              | -1  | -1",
         "{\"model\":\"m\",\"n\":5}                                          | -1  | -1",
         "{\"model\":\"m\",\"max_completion_tokens\":null,\"max_tokens\":70} | 70  | 70",

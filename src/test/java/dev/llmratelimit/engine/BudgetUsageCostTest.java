@@ -9,8 +9,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The cost of a response's usage: every kind of prompt token at its own price. */
 class BudgetUsageCostTest {
 
-    /** Pico-dollars per token: input $1/1M, output $2/1M, cached $0.10/1M, cache writes $1.25/1M. */
-    private static final ModelPrice PRICE = new ModelPrice(1_000_000, 2_000_000, 100_000, 1_250_000, 0);
+    /** Pico-dollars per token: input $1/1M, output $2/1M, cached $0.10/1M, cache writes $1.25/1M (5 min), $2/1M (1 h). */
+    private static final ModelPrice PRICE = new ModelPrice(1_000_000, 2_000_000, 100_000, 1_250_000, 2_000_000, 0);
 
     @Test
     void cachedAndCacheCreationTokensArePricedApartFromTheRestOfThePrompt() {
@@ -18,6 +18,12 @@ class BudgetUsageCostTest {
         Usage anthropic = new Usage(1000, 100, 200, 400);
         assertThat(BudgetExtension.cost(PRICE, anthropic)).isEqualTo(400 + 20 + 500 + 200);
         assertThat(BudgetExtension.cost(PRICE, new Usage(1000, 100, 200, 0))).isEqualTo(800 + 20 + 200);
+    }
+
+    @Test
+    void writesToTheOneHourCacheArePricedAtTheirOwnRate() {
+        // 1,000 prompt tokens: 400 written, 300 of them for an hour; 600 plain
+        assertThat(BudgetExtension.cost(PRICE, new Usage(1000, 0, 0, 400, 300, true))).isEqualTo(600 + 125 + 600);
     }
 
     @Test

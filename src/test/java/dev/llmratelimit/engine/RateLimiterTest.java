@@ -46,12 +46,12 @@ class RateLimiterTest {
     void usageIsRecordedOnceWithTheConfiguredTokenType() {
         RateLimiter total = limiter("models.m.tpm=1000");
         Admission admission = admit(total, "m", null);
-        admission.complete(new Usage(100, 50, 30));
-        admission.complete(new Usage(100, 50, 30));
+        admission.complete(new Usage(100, 50, 30, 0, 0, true));    // cache reads exempt, as Anthropic counts
+        admission.complete(new Usage(100, 50, 30, 0, 0, true));
         assertThat(admit(total, "m", null).verdict().tokenRemaining()).isEqualTo(1000 - 120);
 
         RateLimiter input = limiter("models.m.tpm=1000", "rate-limit-type=input");
-        admit(input, "m", null).complete(new Usage(100, 50, 30));
+        admit(input, "m", null).complete(new Usage(100, 50, 30, 0, 0, true));
         assertThat(admit(input, "m", null).verdict().tokenRemaining()).isEqualTo(1000 - 70);
 
         RateLimiter output = limiter("models.m.tpm=1000", "rate-limit-type=output");

@@ -14,8 +14,11 @@ import static dev.llmratelimit.testsupport.Admits.admit;
 /** What {@code token-admission=reserve} reserves, and what the call's end does with it. */
 class TokenEstimateTest {
 
+    private final MutableClock clock = new MutableClock();
+
     private RateLimiter limiter(String... lines) {
-        return new RateLimiter(policy(lines), new MemoryAdmissionStore(new MutableClock()));
+        return new RateLimiter(policy(lines), new MemoryAdmissionStore(clock), clock, RateLimiter.DEFAULT_LEASE_MILLIS,
+                java.util.List.of());
     }
 
     /** Tokens counted for model m: the remaining tokens seen by a 1-token probe that is then refunded. */
@@ -58,7 +61,7 @@ class TokenEstimateTest {
     @Test
     void expectedOutputStartsAtTheConfiguredValueAndMovesAnEighthTowardsEachResponse() {
         RateLimiter limiter = limiter("models.m.tpm=100000", "models.n.tpm=100000", "token-admission=reserve",
-                "expected-output-tokens=200", "models.n.expected-output-tokens=50");
+                "expected-output-tokens=200", "models.n.expected-output-tokens=50", "expected-output-min-tokens=0");
         assertThat(admit(limiter, "n", null, null, 10, UNKNOWN_OUTPUT).reservedTokens()).isEqualTo(60);
 
         Admission first = admit(limiter, "m", null, null, 10, UNKNOWN_OUTPUT);
@@ -83,24 +86,74 @@ class TokenEstimateTest {
                 .withTokens(PromptTokens.known(10), UNKNOWN_OUTPUT).withChoices(4));
         assertThat(four.reservedTokens()).isEqualTo(10 + 4 * 100);
         four.complete(new Usage(10, 4 * 180, 0));                                  // 180 per choice: 100 + 80 / 8 = 110
+        assertThat(admit(limiter, "m", null, null, 0, UNKNOWN_OUTPUT).reservedTokens()).isEqualTo(180); // the window's mean
+        clock.advance(java.time.Duration.ofSeconds(121));                           // two windows later: the average
         assertThat(admit(limiter, "m", null, null, 0, UNKNOWN_OUTPUT).reservedTokens()).isEqualTo(110);
         assertThat(limiter.admit(AdmissionRequest.of("m", null, null).withTokens(PromptTokens.known(0), UNKNOWN_OUTPUT)
                 .withChoices(4)).reservedTokens()).isEqualTo(4 * 110);
     }
 
+    /** Teaches the expectation of model m in a pool: {@code count} responses of {@code tokens} completion tokens. */
+    private static void answers(RateLimiter limiter, String priority, int count, long tokens) {
+        for (int i = 0; i < count; i++) {
+            admit(limiter, "m", priority, null, 10, UNKNOWN_OUTPUT).complete(new Usage(10, tokens, 0));
+        }
+    }
+
+    private static long expected(RateLimiter limiter, String priority) {
+        Admission probe = admit(limiter, "m", priority, null, 0, UNKNOWN_OUTPUT);
+        probe.abort();
+        return probe.reservedTokens();
+    }
+
+    @Test
+    void shortAnswersCannotTalkTheExpectationBelowTheConfiguredMinimum() {
+        RateLimiter byDefault = limiter("models.m.tpm=1000000", "token-admission=reserve");
+        answers(byDefault, null, 40, 1);
+        assertThat(expected(byDefault, null)).isEqualTo(256);              // the minimum is expected-output-tokens
+
+        RateLimiter lowered = limiter("models.m.tpm=1000000", "token-admission=reserve", "expected-output-min-tokens=64");
+        answers(lowered, null, 40, 1);
+        clock.advance(java.time.Duration.ofSeconds(121));                    // past the window floors
+        assertThat(expected(lowered, null)).isEqualTo(64);
+    }
+
+    @Test
+    void eachPoolLearnsItsOwnExpectation() {
+        RateLimiter limiter = limiter("models.m.tpm=1000000", "token-admission=reserve", "reservation.prod=0.5",
+                "expected-output-min-tokens=0");
+        answers(limiter, null, 40, 1);                                      // anonymous callers: the default pool
+        answers(limiter, "prod", 3, 1_000);
+        clock.advance(java.time.Duration.ofSeconds(121));
+        assertThat(expected(limiter, null)).isEqualTo(3);                   // 1 + 255 * (7/8)^40 = 2.2, rounded up
+        assertThat(expected(limiter, "prod")).isEqualTo(502);               // 1000 - 744 * (7/8)^3 = 501.6
+    }
+
+    @Test
+    void theExpectationIsNeverBelowTheMeanOfThePoolsAnswersInTheLastWindow() {
+        RateLimiter limiter = limiter("models.m.tpm=1000000", "token-admission=reserve", "expected-output-min-tokens=0");
+        answers(limiter, null, 10, 500);
+        answers(limiter, null, 30, 1);                                      // steering after long answers
+        assertThat(expected(limiter, null)).isEqualTo(126);                 // (10 * 500 + 30) / 40 = 125.75
+        clock.advance(java.time.Duration.ofSeconds(61));
+        assertThat(expected(limiter, null)).isEqualTo(126);                 // the last window's mean still holds
+        clock.advance(java.time.Duration.ofSeconds(60));
+        assertThat(expected(limiter, null)).isEqualTo(9);                   // a window without answers: the average, 8.9
+    }
+
     @Test
     void howTheCallEndsDecidesWhatStaysCounted() {
         RateLimiter limiter = limiter("models.m.tpm=10000", "token-admission=reserve");
-        admit(limiter, "m", null, null, 100, 100).complete(new Usage(100, 30, 20));     // 110 counts
-        assertThat(used(limiter)).isEqualTo(110);
+        admit(limiter, "m", null, null, 100, 100).complete(new Usage(100, 30, 20));     // 130 counts: cached too
+        assertThat(used(limiter)).isEqualTo(130);
         admit(limiter, "m", null, null, 100, 100).abort();                               // failed: refunded
-        assertThat(used(limiter)).isEqualTo(110);
+        assertThat(used(limiter)).isEqualTo(130);
         admit(limiter, "m", null, null, 100, 100).completeWithoutUsage();                // no usage: estimate kept
-        assertThat(used(limiter)).isEqualTo(310);
+        assertThat(used(limiter)).isEqualTo(330);
         Admission cut = admit(limiter, "m", null, null, 100, 100);
         cut.charge(new Usage(100, 7, 0));                                               // a cut stream
         cut.abort();                                                                    // already finished
-        assertThat(used(limiter)).isEqualTo(417);
+        assertThat(used(limiter)).isEqualTo(437);
     }
 
     @Test

@@ -213,10 +213,10 @@ class InterceptorTest {
     }
 
     @Test
-    void aBeanMethodWithMapsCachedPromptTokensDoNotCount() {
+    void aBeanMethodWithMapsCachedPromptTokensCountAsOpenAiCountsThem() {
         assertThat(http.post("/api/service-map/tokens-map", "sk-yan", "{}").statusCode()).isEqualTo(200);
 
-        assertThat(tokensRecorded("tokens-map")).isEqualTo(70 - 40 + 10);
+        assertThat(tokensRecorded("tokens-map")).isEqualTo(70 + 10);
     }
 
     @Test

@@ -32,7 +32,8 @@ class ReserveFilterTest {
     @BeforeAll
     static void start() throws Exception {
         runtime = RateLimitRuntime.create(properties("token-admission=reserve", "models.plain.tpm=" + TPM,
-                "models.no-usage.tpm=" + TPM, "models.error-status.tpm=" + TPM, "models.throws.tpm=" + TPM), null);
+                "models.no-usage.tpm=" + TPM, "models.error-status.tpm=" + TPM, "models.throws.tpm=" + TPM,
+                "models.broken-usage.tpm=60000"), null);
         server = new FilterServer(runtime, Map.of(), new ScriptedChatServlet(), "/v1/chat/completions");
         http = server.http();
     }
@@ -61,8 +62,7 @@ class ReserveFilterTest {
                  {"role":"system","content":"You are a terse assistant."},
                  {"role":"user","name":"alice","content":"Grüße! How many tokens is this sentence?"},
                  {"role":"assistant","content":"Eleven, give or take."},
-                 {"role":"user","content":[{"type":"text","text":"And this one, in parts?"},
-                                           {"type":"image_url","image_url":{"url":"https://example.com/a.png"}}]}]}""";
+                 {"role":"user","content":[{"type":"text","text":"And this one, in parts?"}]}]}""";
         // The cookbook formula: 3 per message, 1 more for a name, 3 priming the reply.
         long prompt = 3
                 + 3 + tokens("system") + tokens("You are a terse assistant.")
@@ -75,6 +75,26 @@ class ReserveFilterTest {
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(Http.header(response, "x-ratelimit-remaining-tokens")).isEqualTo(Long.toString(TPM - prompt - 50));
         assertThat(used("plain")).isEqualTo(30);                                // corrected to the response's usage
+    }
+
+    @Test
+    void aPromptHiddenInToolsIsReservedInFull() {
+        String description = "The quick brown fox jumps over the lazy dog, again and again. ".repeat(1_540);
+        String body = "{\"model\":\"broken-usage\",\"max_tokens\":20,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],"
+                + "\"tools\":[{\"type\":\"function\",\"function\":{\"name\":\"f\",\"description\":\"" + description + "\"}}]}";
+        byte[] bytes = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        long reservation = dev.llmratelimit.usage.TokenCounter.forModel("broken-usage").promptTokens(bytes, bytes.length) + 20;
+        assertThat(reservation).isGreaterThan(tokens(description)).isLessThan(30_000);
+
+        int admitted = 0;
+        int refused = 0;
+        for (int i = 0; i < 8; i++) {                 // unusable usage keeps the reservation as the charge
+            int status = http.chat(null, body).statusCode();
+            admitted += status == 200 ? 1 : 0;
+            refused += status == 429 ? 1 : 0;
+        }
+        assertThat(admitted).isEqualTo((int) (60_000 / reservation));
+        assertThat(refused).isEqualTo(8 - admitted);
     }
 
     private static String chat(String model) {

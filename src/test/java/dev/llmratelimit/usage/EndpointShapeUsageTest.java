@@ -39,7 +39,7 @@ class EndpointShapeUsageTest {
                 + "\"usage\":{\"input_tokens\":100,\"input_tokens_details\":{\"cached_tokens\":40},\"output_tokens\":25,"
                 + "\"output_tokens_details\":{\"reasoning_tokens\":10},\"total_tokens\":125}}");
         assertThat(usage).isEqualTo(new Usage(100, 25, 40));
-        assertThat(usage.tokens(dev.llmratelimit.policy.RateLimitType.TOTAL)).isEqualTo(60 + 25);
+        assertThat(usage.tokens(dev.llmratelimit.policy.RateLimitType.TOTAL)).isEqualTo(100 + 25);   // OpenAI counts cached
         // chat's names are not the Responses API's
         assertThat(scan(EndpointShape.RESPONSES, "{\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":7}}")).isNull();
     }
@@ -49,7 +49,7 @@ class EndpointShapeUsageTest {
         Usage usage = scan(EndpointShape.MESSAGES, "{\"type\":\"message\",\"content\":[{\"type\":\"text\",\"text\":\"x\"}],"
                 + "\"usage\":{\"input_tokens\":50,\"cache_creation_input_tokens\":200,\"cache_read_input_tokens\":1000,"
                 + "\"output_tokens\":30}}");
-        assertThat(usage).isEqualTo(new Usage(1250, 30, 1000, 200));
+        assertThat(usage).isEqualTo(new Usage(1250, 30, 1000, 200, 0, true));
         assertThat(usage.tokens(dev.llmratelimit.policy.RateLimitType.TOTAL)).isEqualTo(50 + 200 + 30);
         assertThat(usage.tokens(dev.llmratelimit.policy.RateLimitType.INPUT)).isEqualTo(250);
         assertThat(scan(EndpointShape.MESSAGES, "{\"usage\":{\"input_tokens\":50,\"cache_read_input_tokens\":\"7\","
@@ -62,7 +62,7 @@ class EndpointShapeUsageTest {
                 .getBytes(StandardCharsets.UTF_8);
         byte[] responses = "{\"object\":\"response\",\"usage\":{\"input_tokens\":15,\"input_tokens_details\":{\"cached_tokens\":10},\"output_tokens\":2}}"
                 .getBytes(StandardCharsets.UTF_8);
-        assertThat(JsonUsageParser.parseAnyShape(anthropic, anthropic.length)).contains(new Usage(15, 2, 10, 0));
+        assertThat(JsonUsageParser.parseAnyShape(anthropic, anthropic.length)).contains(new Usage(15, 2, 10, 0, 0, true));
         assertThat(JsonUsageParser.parseAnyShape(responses, responses.length)).contains(new Usage(15, 2, 10, 0));
     }
 
@@ -160,7 +160,7 @@ class EndpointShapeUsageTest {
         for (int piece : new int[] {1, 9, 4096}) {
             Stream stream = new Stream(EndpointShape.MESSAGES, SseUsageTracker.Mode.PASS_THROUGH)
                     .feed(MESSAGES_STREAM + MESSAGES_END, piece);
-            assertThat(stream.tracker.usage()).contains(new Usage(525, 15, 400, 100));
+            assertThat(stream.tracker.usage()).contains(new Usage(525, 15, 400, 100, 0, true));
             assertThat(stream.clientHadAtDone).hasSize(1);
             assertThat(MESSAGES_STREAM + MESSAGES_END).startsWith(stream.clientHadAtDone.get(0))
                     .isNotEqualTo(stream.clientHadAtDone.get(0));
@@ -196,11 +196,13 @@ class EndpointShapeUsageTest {
                 .isEqualTo(COUNTER.count("one text") + COUNTER.count("another text"));
         assertThat(prompt(EndpointShape.RESPONSES, "{\"model\":\"m\",\"instructions\":\"Be brief\",\"input\":[{\"role\":\"user\","
                 + "\"content\":[{\"type\":\"input_text\",\"text\":\"What is up\"},{\"type\":\"input_image\",\"image_url\":\"data:AAAA\"}]}]}"))
-                .isEqualTo(COUNTER.count("Be brief") + 3 + 3 + COUNTER.count("What is up") + 3);
+                .isEqualTo(COUNTER.count("Be brief") + 3 + COUNTER.count("user") + COUNTER.count("What is up")
+                        + COUNTER.count("data:AAAA"));
         assertThat(prompt(EndpointShape.MESSAGES, "{\"model\":\"m\",\"max_tokens\":10,\"system\":\"Be brief\",\"messages\":["
                 + "{\"role\":\"user\",\"content\":\"Hi there\"},{\"role\":\"user\",\"content\":[{\"type\":\"image\","
                 + "\"source\":{\"type\":\"base64\",\"data\":\"QUFBQUFBQUFB\"}}]}]}"))
-                .isEqualTo(COUNTER.count("Be brief") + 3 + COUNTER.count("Hi there") + 3 + 3);
+                .isEqualTo(COUNTER.count("Be brief") + 3 + COUNTER.count("user") + COUNTER.count("Hi there")
+                        + 3 + COUNTER.count("user") + COUNTER.count("QUFBQUFBQUFB"));
     }
 
     private static long prompt(EndpointShape shape, String json) {

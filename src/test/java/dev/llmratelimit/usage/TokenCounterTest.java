@@ -87,9 +87,7 @@ class TokenCounterTest {
                   {"role":"system","content":"Be brief."},
                   {"role":"user","name":"ann","content":[
                      {"type":"text","text":"What is in this picture?"},
-                     {"type":"image_url","image_url":{"url":"https://example.com/a.png","detail":"high"}},
-                     {"text":"Answer in French.","type":"text"},
-                     {"type":"input_audio","text":"not text"}
+                     {"text":"Answer in French.","type":"text"}
                   ]},
                   {"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},
                   {"role":"tool","tool_call_id":"c1","content":"42"},
@@ -99,18 +97,22 @@ class TokenCounterTest {
                 + 3 + O200K.countTokens("system") + O200K.countTokens("Be brief.")
                 + 3 + O200K.countTokens("user") + O200K.countTokens("ann") + 1
                 + O200K.countTokens("What is in this picture?") + O200K.countTokens("Answer in French.")
-                + 3 + O200K.countTokens("assistant")
-                + 3 + O200K.countTokens("tool") + O200K.countTokens("c1") + O200K.countTokens("42");
+                + 3 + O200K.countTokens("assistant") + O200K.countTokens("c1") + 1 + O200K.countTokens("f")
+                + O200K.countTokens("{}")
+                + 3 + O200K.countTokens("tool") + O200K.countTokens("c1") + O200K.countTokens("42")
+                + O200K.countTokens("not a message") + 1;
         assertThat(promptTokens(GPT4O, body)).isEqualTo(expected);
-        // priming; system "Be brief."; user, name ann (+1), two text parts; assistant; tool, "c1" (2 tokens), "42"
-        assertThat(expected).isEqualTo(3 + (3 + 1 + 3) + (3 + 1 + 1 + 1 + 6 + 4) + (3 + 1) + (3 + 1 + 2 + 1));
+        // priming; system "Be brief."; user, name ann (+1), two text parts; assistant, its call's id, name (+1)
+        // and arguments; tool, "c1" (2 tokens), "42"; a stray string and a stray number
+        assertThat(expected).isEqualTo(3 + (3 + 1 + 3) + (3 + 1 + 1 + 1 + 6 + 4) + (3 + 1 + 2 + 1 + 1 + 1)
+                + (3 + 1 + 2 + 1) + 3 + 1);
     }
 
     @Test
-    void bodiesWithoutMessagesCostThePrimingOnly() {
+    void bodiesWithoutMessagesCostThePrimingOnlyAndAMessagesObjectItsText() {
         assertThat(promptTokens(GPT4, "{\"model\":\"gpt-4\"}")).isEqualTo(3);
         assertThat(promptTokens(GPT4, "{\"model\":\"gpt-4\",\"messages\":[]}")).isEqualTo(3);
-        assertThat(promptTokens(GPT4, "{\"model\":\"gpt-4\",\"messages\":{\"role\":\"user\"}}")).isEqualTo(3);
+        assertThat(promptTokens(GPT4, "{\"model\":\"gpt-4\",\"messages\":{\"role\":\"user\"}}")).isEqualTo(3 + 1);
         assertThat(promptTokens(GPT4, "[]")).isEqualTo(3);
         assertThat(promptTokens(GPT4, "")).isEqualTo(3);
     }
@@ -118,7 +120,7 @@ class TokenCounterTest {
     @Test
     void malformedBodiesCountWhatWasRead() {
         String body = "{\"messages\":[{\"role\":\"user\",\"content\":\"hello world\"},{\"role\":\"user\",\"content\":";
-        assertThat(promptTokens(GPT4, body)).isEqualTo(3 + 3 + 1 + 2);
+        assertThat(promptTokens(GPT4, body)).isEqualTo(3 + (3 + 1 + 2) + (3 + 1));
     }
 
     private static long promptTokens(TokenCounter counter, String body) {
