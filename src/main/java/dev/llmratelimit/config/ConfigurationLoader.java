@@ -14,28 +14,33 @@ import java.util.function.Supplier;
  */
 public final class ConfigurationLoader {
 
-    private final String origin;
-    private final Supplier<Map<String, String>> base;
+    private final Supplier<Source> base;
 
-    private ConfigurationLoader(String origin, Supplier<Map<String, String>> base) {
-        this.origin = origin;
+    private ConfigurationLoader(Supplier<Source> base) {
         this.base = base;
     }
 
     /** @param origin names the base in logs and on the status page, e.g. {@code MicroProfile Config} */
     public static ConfigurationLoader of(String origin, Supplier<Map<String, String>> base) {
-        return new ConfigurationLoader(origin, base);
+        return new ConfigurationLoader(() -> new Source(origin, base.get()));
+    }
+
+    /** A base that says, at each reading, where it found its properties. */
+    public static ConfigurationLoader reading(Supplier<Source> base) {
+        return new ConfigurationLoader(base);
     }
 
     /** Properties fixed in code; only the file they may name can change. */
     public static ConfigurationLoader fixed(Map<String, String> properties) {
         Map<String, String> copy = Map.copyOf(properties);
-        return new ConfigurationLoader("properties given in code", () -> copy);
+        return of("properties given in code", () -> copy);
     }
 
     /** @throws dev.llmratelimit.policy.PolicyException when the named file cannot be read or is invalid */
     public LoadedConfiguration load() {
-        Map<String, String> properties = new HashMap<>(base.get());
+        Source source = base.get();
+        String origin = source.origin();
+        Map<String, String> properties = new HashMap<>(source.properties());
         Optional<Path> file = ConfigFiles.location(properties);
         if (file.isEmpty()) {
             return new LoadedConfiguration(properties, origin, List.of());
@@ -44,6 +49,10 @@ public final class ConfigurationLoader {
         Map<String, String> merged = new HashMap<>(read.properties());
         merged.putAll(properties);
         return new LoadedConfiguration(merged, origin + " over " + file.get(), read.notes());
+    }
+
+    /** Properties as one base read them, and where it looked, for logs and the status page. */
+    public record Source(String origin, Map<String, String> properties) {
     }
 
     /**

@@ -214,6 +214,11 @@ public final class RateLimitRuntime implements AutoCloseable {
     }
 
     private void logApplied(String verb, LoadedConfiguration loaded) {
+        if (PolicyTable.limitsNothing(active.configuration(), loaded.properties())) {
+            LOG.log(Level.WARNING, "llm-ratelimit-filter limits nothing: no model, caller or budget limit was found in "
+                    + loaded.origin() + (loaded.origin().contains(ConfigFiles.PROPERTY) ? "" : " (and no "
+                    + ConfigFiles.PROPERTY + " names a file)") + ". Every request passes untouched.");
+        }
         LOG.log(Level.INFO, verb + " the rate-limit configuration from " + loaded.origin() + " at " + status.loadedAt()
                 + ": " + PolicyTable.summary(active.configuration().policy()));
         loaded.notes().forEach(note -> LOG.log(Level.INFO, note));
