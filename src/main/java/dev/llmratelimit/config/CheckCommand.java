@@ -14,7 +14,8 @@ import java.util.Map;
  * start-up would (without connecting to a store) and prints the resolved policy, per model and pool.
  * Several files make one configuration: LiteLLM YAML files beneath {@code .properties} files, a
  * later file of the same kind over an earlier one. Exit status 0 when valid, 1 with the start-up
- * error when not, 2 for a wrong command line.
+ * error when not, or with every unknown property name and every YAML key that looks like a mistyped
+ * known one (start-up only warns about those), 2 for a wrong command line.
  */
 public final class CheckCommand {
 
@@ -38,9 +39,15 @@ public final class CheckCommand {
         }
         try {
             List<String> notes = new ArrayList<>();
-            LoadedConfiguration loaded = loader(files, notes).load();
+            List<String> unknown = new ArrayList<>();
+            LoadedConfiguration loaded = loader(files, notes, unknown).load();
             notes.addAll(loaded.notes());
+            unknown.addAll(loaded.warnings());
             RuntimeConfiguration configuration = RuntimeConfiguration.parse(loaded.properties(), null);
+            if (!unknown.isEmpty()) {
+                unknown.forEach(err::println);
+                return 1;
+            }
             out.println("Configuration: " + loaded.origin());
             out.print(PolicyTable.render(configuration));
             notes.forEach(note -> out.println("Note: " + note));
@@ -52,13 +59,14 @@ public final class CheckCommand {
     }
 
     /** The files as one configuration; a {@code config-file} they name is read beneath them, as at start-up. */
-    private static ConfigurationLoader loader(List<Path> files, List<String> notes) {
+    private static ConfigurationLoader loader(List<Path> files, List<String> notes, List<String> unknown) {
         Map<String, String> yaml = new HashMap<>();
         Map<String, String> properties = new HashMap<>();
         for (Path file : files) {
             ConfigFile read = ConfigFiles.read(file);
             (ConfigFiles.isYaml(file) ? yaml : properties).putAll(read.properties());
             notes.addAll(read.notes());
+            unknown.addAll(read.warnings());
         }
         Map<String, String> merged = new HashMap<>(yaml);
         merged.putAll(properties);

@@ -1,6 +1,7 @@
 package dev.llmratelimit.config;
 
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,12 +44,14 @@ public final class ConfigurationLoader {
         Map<String, String> properties = new HashMap<>(source.properties());
         Optional<Path> file = ConfigFiles.location(properties);
         if (file.isEmpty()) {
-            return new LoadedConfiguration(properties, origin, List.of());
+            return new LoadedConfiguration(properties, origin, List.of(), KnownProperties.unknown(properties));
         }
         ConfigFile read = ConfigFiles.read(file.get());
         Map<String, String> merged = new HashMap<>(read.properties());
         merged.putAll(properties);
-        return new LoadedConfiguration(merged, origin + " over " + file.get(), read.notes());
+        List<String> warnings = new ArrayList<>(read.warnings());
+        warnings.addAll(KnownProperties.unknown(merged));
+        return new LoadedConfiguration(merged, origin + " over " + file.get(), read.notes(), warnings);
     }
 
     /** Properties as one base read them, and where it looked, for logs and the status page. */
@@ -57,13 +60,17 @@ public final class ConfigurationLoader {
 
     /**
      * @param origin what was read, e.g. {@code MicroProfile Config over /etc/litellm/config.yaml}
-     * @param notes  what the file holds that is not used, for the log
+     * @param notes    what the file holds that is not used, for the log
+     * @param warnings names that are read by nothing but look like a name that is (a typo), each
+     *                 naming the closest known one
      */
-    public record LoadedConfiguration(Map<String, String> properties, String origin, List<String> notes) {
+    public record LoadedConfiguration(Map<String, String> properties, String origin, List<String> notes,
+                                      List<String> warnings) {
 
         public LoadedConfiguration {
             properties = Map.copyOf(properties);
             notes = List.copyOf(notes);
+            warnings = List.copyOf(warnings);
         }
     }
 }

@@ -222,6 +222,7 @@ public final class RateLimitRuntime implements AutoCloseable {
         LOG.log(Level.INFO, verb + " the rate-limit configuration from " + loaded.origin() + " at " + status.loadedAt()
                 + ": " + PolicyTable.summary(active.configuration().policy()));
         loaded.notes().forEach(note -> LOG.log(Level.INFO, note));
+        loaded.warnings().forEach(warning -> LOG.log(Level.WARNING, warning));
     }
 
     /** The running configuration as the status page shows it: origin, fingerprint, load and last reload attempt. */
