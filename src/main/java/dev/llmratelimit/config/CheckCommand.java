@@ -19,7 +19,9 @@ import java.util.Map;
  */
 public final class CheckCommand {
 
-    static final String USAGE = "usage: java -jar llm-ratelimit-filter.jar check FILE... (.properties or LiteLLM .yaml)";
+    static final String USAGE = "usage: java -jar llm-ratelimit-filter-<version>-cli.jar check FILE... (.properties or LiteLLM .yaml)";
+    /** Printed when the library jar alone meets a YAML file: the command jar carries the YAML reader. */
+    static final String YAML_HINT = "The self-contained command reads YAML: java -jar llm-ratelimit-filter-<version>-cli.jar check FILE...";
 
     private CheckCommand() {
     }
@@ -54,6 +56,9 @@ public final class CheckCommand {
             return 0;
         } catch (RuntimeException e) {
             err.println(e.getMessage());
+            if (String.valueOf(e.getMessage()).contains("jackson-dataformat-yaml")) {
+                err.println(YAML_HINT);
+            }
             return 1;
         }
     }
