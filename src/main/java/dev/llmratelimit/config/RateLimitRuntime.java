@@ -9,7 +9,7 @@ import dev.llmratelimit.engine.PlanExtension;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.identity.CallerLimitPolicy;
 import dev.llmratelimit.identity.CallerResolver;
-import dev.llmratelimit.observe.BudgetStatus;
+import dev.llmratelimit.observe.BudgetReader;
 import dev.llmratelimit.observe.Metrics;
 import dev.llmratelimit.observe.ObservabilitySettings;
 import dev.llmratelimit.observe.StatusReader;
@@ -80,7 +80,7 @@ public final class RateLimitRuntime implements AutoCloseable {
         this.waitRoom = waitRoom(active.configuration());
         this.tokenizers = TokenCounter.warmUp(active.configuration().policy().models().keySet());
         this.statusReader = new StatusReader(this::limiter, stores.health(), this::statusPageConfiguration,
-                BudgetStatus.Source.NONE, Clock.systemUTC());
+                new BudgetReader(() -> this.active.configuration().budgets(), stores.store(), clock), Clock.systemUTC());
     }
 
     /** Where refused requests wait (SPEC section 15): made once, at start-up, when waiting is configured. */
@@ -166,6 +166,9 @@ public final class RateLimitRuntime implements AutoCloseable {
         RateLimiter limiter = new RateLimiter(policy, stores.store(), clock,
                 configuration.callerLimits().leaseMillis(), extensions, observer);
         metrics.watch(limiter);
+        if (!configuration.budgets().isEmpty()) {
+            metrics.watchBudgets(new BudgetReader(configuration::budgets, stores.store(), clock));
+        }
         return new Active(properties, configuration, limiter, metrics);
     }
 

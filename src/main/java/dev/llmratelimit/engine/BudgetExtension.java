@@ -66,6 +66,17 @@ public final class BudgetExtension implements PlanExtension {
         return new Contribution(groups, usage -> cost(price, usage));
     }
 
+    /**
+     * The counter group that holds a budget's spend, as a request's plan names it (its hard budget's,
+     * else its soft budget's), with nothing to add: for reading it.
+     */
+    public static CounterGroup counterOf(BudgetLine line) {
+        GroupWindow period = GroupWindow.period(Long.toString(line.periodStart()), line.periodEnd());
+        return new CounterGroup(GroupKind.BUDGET, line.hasLimit() ? groupId(line) : SOFT + groupId(line), line.model(),
+                period, new Limits(Limits.NONE, Limits.NONE, Limits.NONE, line.hasLimit() ? line.limit() : line.soft()),
+                line.hasLimit() ? Enforcement.ALWAYS : Enforcement.TRACKED, new Increments(0, 0, 0, false));
+    }
+
     /** The scope a budget group of this extension belongs to (its id names it: see {@link #groupId}). */
     public static BudgetScope scopeOf(CounterGroup budgetGroup) {
         char code = unsoftened(budgetGroup).charAt(0);

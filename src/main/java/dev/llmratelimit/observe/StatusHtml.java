@@ -13,6 +13,9 @@ import java.util.Map;
  */
 public final class StatusHtml {
 
+    private static final java.time.format.DateTimeFormatter READABLE =
+            java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'", Locale.ROOT).withZone(java.time.ZoneOffset.UTC);
+
     private static final String STYLE = """
             body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
             main{max-width:1100px;margin:0 auto;padding:24px}
@@ -27,6 +30,7 @@ public final class StatusHtml {
             th{color:#5b6475;font-weight:600;font-size:13px}td.num{font-variant-numeric:tabular-nums}
             .bar{display:inline-block;width:120px;height:8px;background:#eceef2;border-radius:4px;vertical-align:middle;margin-left:8px;overflow:hidden}
             .bar>span{display:block;height:100%;background:#3d7be0}.bar>span.hot{background:#d9534f}
+            tr.refusing td{background:#fdf0ee}tr.refusing td:first-child{box-shadow:inset 3px 0 #d9534f}
             footer{color:#5b6475;font-size:13px}
             """;
 
@@ -134,16 +138,31 @@ public final class StatusHtml {
             html.append("<p data-field=\"budgets\">No budget configured.</p></section>\n");
             return;
         }
-        html.append("<table><thead><tr><th>scope</th><th>name</th><th>model</th><th>spent / budget</th>")
-                .append("<th>period ends</th></tr></thead><tbody>");
+        html.append("<table><thead><tr><th>scope</th><th>name</th><th>model</th><th>used</th><th>spent</th>")
+                .append("<th>reserved</th><th>budget</th><th>left</th><th>period</th><th>resets in</th></tr></thead><tbody>");
         for (BudgetStatus budget : report.budgets()) {
-            html.append("<tr data-budget><td>").append(escape(budget.scope())).append("</td><td>")
-                    .append(escape(budget.name())).append("</td><td>")
+            double used = budget.usedShare();
+            boolean exhausted = budget.limitMicros() >= 0 && budget.leftMicros() == 0;
+            html.append("<tr data-budget=\"").append(escape(budget.scope() + " " + budget.name()
+                            + (budget.model() == null ? "" : " " + budget.model()))).append("\"")
+                    .append(exhausted ? " class=\"refusing\"" : "").append("><td data-field=\"budget-scope\">")
+                    .append(escape(budget.scope())).append("</td><td data-field=\"budget-name\">")
+                    .append(escape(budget.name())).append("</td><td data-field=\"budget-model\">")
                     .append(budget.model() == null ? "all" : escape(budget.model())).append("</td><td class=\"num\">")
-                    .append(dollars(budget.spentMicros())).append(" / ").append(dollars(budget.limitMicros()))
-                    .append("</td><td>").append(instant(budget.periodEnd())).append("</td></tr>");
+                    .append(percent(used)).append(bar(used, used >= 1)).append("</td><td class=\"num\" data-field=\"budget-spent\">")
+                    .append(money(budget.spentMicros())).append("</td><td class=\"num\" data-field=\"budget-reserved\">")
+                    .append(money(budget.reservedMicros())).append("</td><td class=\"num\" data-field=\"budget-limit\">")
+                    .append(budget.limitMicros() >= 0 ? money(budget.limitMicros()) : "none")
+                    .append(budget.softMicros() >= 0 ? " (soft " + money(budget.softMicros()) + ")" : "")
+                    .append("</td><td class=\"num\" data-field=\"budget-left\">").append(money(budget.leftMicros()))
+                    .append("</td><td data-field=\"budget-period\">").append(instant(budget.periodStart())).append(" to ")
+                    .append(instant(budget.periodEnd())).append("</td><td data-field=\"budget-resets-in\">")
+                    .append(duration(Duration.between(report.generatedAt(), budget.periodEnd()).toMillis()))
+                    .append("</td></tr>");
         }
-        html.append("</tbody></table></section>\n");
+        html.append("</tbody></table><p class=\"sub\">Budgets of named keys, users and teams; spent is settled,")
+                .append(" reserved is held for calls still running (their worst case). A budget refuses a call whose worst")
+                .append(" case does not fit in what is left.</p></section>\n");
     }
 
     private static void configuration(StringBuilder html, ConfigurationStatus configuration) {
@@ -188,12 +207,28 @@ public final class StatusHtml {
         return String.format(Locale.ROOT, "%.1f s", millis / 1000.0);
     }
 
-    private static String dollars(long micros) {
-        return String.format(Locale.ROOT, "$%d.%06d", micros / 1_000_000, micros % 1_000_000);
+    private static String money(long micros) {
+        return micros < 0 ? "unknown" : String.format(Locale.ROOT, "$%d.%06d", micros / 1_000_000, micros % 1_000_000);
     }
 
-    private static String instant(Instant instant) {
-        return instant == null ? "none" : instant.toString();
+    /** {@code 2026-12-04 18:06:13 UTC}: to the second, in UTC, as people read it. */
+    static String instant(Instant instant) {
+        return instant == null ? "none" : READABLE.format(instant);
+    }
+
+    /** {@code 42 s}, {@code 4 min 12 s}, {@code 3 h 12 min}, {@code 26 d 5 h}. */
+    static String duration(long millis) {
+        long seconds = Math.max(0, millis) / 1000;
+        if (seconds < 60) {
+            return seconds + " s";
+        }
+        if (seconds < 3600) {
+            return seconds / 60 + " min " + seconds % 60 + " s";
+        }
+        if (seconds < 86_400) {
+            return seconds / 3600 + " h " + seconds % 3600 / 60 + " min";
+        }
+        return seconds / 86_400 + " d " + seconds % 86_400 / 3600 + " h";
     }
 
     static String escape(String text) {
