@@ -80,7 +80,7 @@ public final class RateLimitRuntime implements AutoCloseable {
         this.waitRoom = waitRoom(active.configuration());
         this.tokenizers = TokenCounter.warmUp(active.configuration().policy().models().keySet());
         this.statusReader = new StatusReader(this::limiter, stores.health(), this::statusPageConfiguration,
-                new BudgetReader(() -> this.active.configuration().budgets(), stores.store(), clock), Clock.systemUTC());
+                new BudgetReader(() -> this.active.configuration().budgets(), stores.store(), clock), clock);
     }
 
     /** Where refused requests wait (SPEC section 15): made once, at start-up, when waiting is configured. */
