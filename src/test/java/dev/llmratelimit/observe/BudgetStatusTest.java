@@ -2,7 +2,12 @@ package dev.llmratelimit.observe;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.llmratelimit.config.ConfigurationLoader;
 import dev.llmratelimit.config.RateLimitRuntime;
+import dev.llmratelimit.observe.otel.OpenTelemetryTelemetry;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.metrics.SdkMeterProvider;
+import io.opentelemetry.sdk.testing.exporter.InMemoryMetricReader;
 import dev.llmratelimit.testsupport.FilterServer;
 import dev.llmratelimit.testsupport.Http;
 import dev.llmratelimit.testsupport.MutableClock;
@@ -24,6 +29,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import static dev.llmratelimit.observe.MetricPoints.attributes;
 import static dev.llmratelimit.testsupport.Policies.properties;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -70,11 +76,16 @@ class BudgetStatusTest {
     }
 
     private FilterServer server(HoldingServlet app) throws Exception {
+        return server(app, Telemetry.NONE);
+    }
+
+    private FilterServer server(HoldingServlet app, Telemetry telemetry) throws Exception {
         List<String> lines = new ArrayList<>(List.of("models.gpt-4o.rpm=100", "prices.gpt-4o.input=0", "prices.gpt-4o.output=500",
                 "principals.alice.budget=0.05", "principals.alice.budgets.gpt-4o=0.04", "principals.alice.team=research",
                 "teams.research.soft-budget=1", "status.path=/status", "status.public=true"));
         lines.addAll(storeLines());
-        return new FilterServer(RateLimitRuntime.create(properties(lines.toArray(String[]::new)), null, clock),
+        Map<String, String> properties = properties(lines.toArray(String[]::new));
+        return new FilterServer(RateLimitRuntime.create(ConfigurationLoader.fixed(properties), null, clock, telemetry),
                 Map.of("sk-alice", "alice"), app, "/v1/chat/completions");
     }
 
@@ -133,6 +144,29 @@ class BudgetStatusTest {
                     .contains("<td data-field=\"budget-period\">2026-12-01 00:00:00 UTC to 2027-01-01 00:00:00 UTC</td>")
                     .contains("<td data-field=\"budget-resets-in\">16 d 14 h</td>")
                     .contains("$1.000000)");
+        }
+    }
+
+    /** Limits and spend summed per scope kind and model: no key, user or team name becomes a label. */
+    @Test
+    void theBudgetGaugesShowLimitAndSpentPerScopeKindAndModel() throws Exception {
+        InMemoryMetricReader reader = InMemoryMetricReader.create();
+        try (OpenTelemetrySdk sdk = OpenTelemetrySdk.builder()
+                .setMeterProvider(SdkMeterProvider.builder().registerMetricReader(reader).build()).build();
+             FilterServer server = server(new HoldingServlet(), OpenTelemetryTelemetry.of(sdk))) {
+            for (int i = 0; i < 2; i++) {
+                assertThat(server.http().post("/v1/chat/completions", "sk-alice", CALL).statusCode()).isEqualTo(200);
+            }
+
+            MetricPoints points = MetricPoints.collect(reader);
+
+            assertThat(points.longValue("llm_ratelimit.budget.limit", attributes("scope", "key", "model", "all"))).isEqualTo(50_000);
+            assertThat(points.longValue("llm_ratelimit.budget.limit", attributes("scope", "key", "model", "gpt-4o"))).isEqualTo(40_000);
+            assertThat(points.longValue("llm_ratelimit.budget.limit", attributes("scope", "team", "model", "all"))).isZero();
+            assertThat(points.longValue("llm_ratelimit.budget.spent", attributes("scope", "key", "model", "all"))).isEqualTo(20_000);
+            assertThat(points.longValue("llm_ratelimit.budget.spent", attributes("scope", "key", "model", "gpt-4o"))).isEqualTo(20_000);
+            assertThat(points.longValue("llm_ratelimit.budget.spent", attributes("scope", "team", "model", "all"))).isEqualTo(20_000);
+            assertThat(points.pointCount("llm_ratelimit.budget.spent")).isEqualTo(3);
         }
     }
 
