@@ -1,5 +1,7 @@
 package dev.llmratelimit.engine;
 
+import java.util.Set;
+import java.util.HashSet;
 import dev.llmratelimit.budget.BudgetAdmission;
 import dev.llmratelimit.budget.BudgetLine;
 import dev.llmratelimit.budget.BudgetPolicy;
@@ -63,7 +65,13 @@ public final class BudgetExtension implements PlanExtension {
                         new Limits(Limits.NONE, Limits.NONE, Limits.NONE, line.soft()), Enforcement.TRACKED, add));
             }
         }
-        return new Contribution(groups, usage -> cost(price, usage));
+        Set<String> configuredKeys = new HashSet<>(1);
+        for (BudgetLine line : lines) {
+            if (line.scope() == BudgetScope.KEY && policy.isConfigured(BudgetScope.KEY, line.subject())) {
+                configuredKeys.add(line.subject());
+            }
+        }
+        return new Contribution(groups, new BudgetCharge(price, configuredKeys));
     }
 
     /**
