@@ -12,6 +12,7 @@ import dev.llmratelimit.identity.CallerResolver;
 import dev.llmratelimit.observe.BudgetReader;
 import dev.llmratelimit.observe.Metrics;
 import dev.llmratelimit.observe.ObservabilitySettings;
+import dev.llmratelimit.observe.RecentActivity;
 import dev.llmratelimit.observe.StatusReader;
 import dev.llmratelimit.observe.SoftBudgetWarnings;
 import dev.llmratelimit.observe.StatusSettings;
@@ -80,7 +81,7 @@ public final class RateLimitRuntime implements AutoCloseable {
         this.waitRoom = waitRoom(active.configuration());
         this.tokenizers = TokenCounter.warmUp(active.configuration().policy().models().keySet());
         this.statusReader = new StatusReader(this::limiter, stores.health(), this::statusPageConfiguration,
-                new BudgetReader(() -> this.active.configuration().budgets(), stores.store(), clock), clock);
+                new BudgetReader(() -> this.active.configuration().budgets(), stores.store(), clock), observability.recent(), clock);
     }
 
     /** Where refused requests wait (SPEC section 15): made once, at start-up, when waiting is configured. */
@@ -134,7 +135,8 @@ public final class RateLimitRuntime implements AutoCloseable {
         LoadedConfiguration loaded = loader.load();
         RuntimeConfiguration configuration = RuntimeConfiguration.parse(loaded.properties(), callerResolver);
         Stores stores = stores(configuration, loaded.properties(), clock);
-        Observability observability = new Observability(telemetry, ObservabilitySettings.parse(loaded.properties()));
+        Observability observability = new Observability(telemetry, ObservabilitySettings.parse(loaded.properties()),
+                new RecentActivity(clock));
         RateLimitRuntime runtime = new RateLimitRuntime(stores, loader, callerResolver, clock, observability,
                 active(loaded.properties(), configuration, stores, observability, clock), loaded.origin());
         runtime.logApplied("Loaded", loaded);
@@ -159,7 +161,8 @@ public final class RateLimitRuntime implements AutoCloseable {
         }
         List<PlanExtension> extensions = configuration.budgets().isEmpty() ? List.of()
                 : List.of(new BudgetExtension(configuration.budgets(), clock));
-        DecisionObserver observer = DecisionObserver.both(stores.health(), metrics);
+        DecisionObserver observer = DecisionObserver.both(DecisionObserver.both(stores.health(), metrics), observability.recent());
+        observability.recent().keepOnly(policy.models().keySet());
         if (!extensions.isEmpty()) {
             observer = DecisionObserver.both(observer, new SoftBudgetWarnings(metrics, clock));
         }
@@ -338,8 +341,12 @@ public final class RateLimitRuntime implements AutoCloseable {
         }
     }
 
-    /** Where meters go and whether there are any (read at start-up). */
-    private record Observability(Telemetry telemetry, ObservabilitySettings settings) {
+    /** Where meters go and whether there are any (read at start-up), and the recent decisions the status page draws. */
+    private record Observability(Telemetry telemetry, ObservabilitySettings settings, RecentActivity recent) {
+
+        Observability(Telemetry telemetry, ObservabilitySettings settings) {
+            this(telemetry, settings, new RecentActivity(Clock.systemUTC()));
+        }
 
         /**
          * The meters, or none where the container's OpenTelemetry API cannot make them (an older API
