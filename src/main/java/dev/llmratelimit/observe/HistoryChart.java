@@ -37,6 +37,7 @@ final class HistoryChart {
                 .append("<rect x=\"0\" y=\"").append(TOP).append("\" width=\"").append(WIDTH).append("\" height=\"").append(PLOT)
                 .append("\" fill=\"#f6f7f9\"/>");
         StringBuilder line = new StringBuilder();
+        StringBuilder dots = new StringBuilder();
         for (int i = 0; i < points.size(); i++) {
             RecentActivity.Point point = points.get(i);
             double x = i * step;
@@ -50,15 +51,18 @@ final class HistoryChart {
                 rect(svg, x, base - admittedHeight - refusedHeight, step, refusedHeight, "#d9534f", point.refused() + " refused");
             }
             if (point.saturation() >= 0) {
-                line.append(line.length() == 0 ? "M" : " L").append(number(x + step / 2)).append(' ')
-                        .append(number(TOP + PLOT - Math.min(1, point.saturation()) * PLOT));
+                double y = TOP + PLOT - Math.min(1, point.saturation()) * PLOT;
+                line.append(line.length() == 0 ? "M" : " L").append(number(x + step / 2)).append(' ').append(number(y));
+                dots.append("<circle cx=\"").append(number(x + step / 2)).append("\" cy=\"").append(number(y))
+                        .append("\" r=\"2\" fill=\"#1d2330\"><title>saturation ").append(StatusHtml.percent(point.saturation()))
+                        .append("</title></circle>");
             }
         }
         double threshold = TOP + PLOT - Math.min(1, model.threshold()) * PLOT;
         svg.append("<line x1=\"0\" x2=\"").append(WIDTH).append("\" y1=\"").append(number(threshold)).append("\" y2=\"")
                 .append(number(threshold)).append("\" stroke=\"#a1261b\" stroke-dasharray=\"4 3\" stroke-width=\"1\"/>");
         if (line.length() > 0) {
-            svg.append("<path d=\"").append(line).append("\" fill=\"none\" stroke=\"#1d2330\" stroke-width=\"1.5\"/>");
+            svg.append("<path d=\"").append(line).append("\" fill=\"none\" stroke=\"#1d2330\" stroke-width=\"1.5\"/>").append(dots);
         }
         svg.append("<text x=\"0\" y=\"").append(HEIGHT - 2).append("\" font-size=\"11\" fill=\"#5b6475\">30 min ago</text>")
                 .append("<text x=\"").append(WIDTH).append("\" y=\"").append(HEIGHT - 2)

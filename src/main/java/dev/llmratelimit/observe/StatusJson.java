@@ -91,6 +91,21 @@ public final class StatusJson {
         json.writeNumberField("window_left_ms", model.windowLeftMillis());
         json.writeNumberField("requests", model.requests());
         json.writeNumberField("tokens", model.tokens());
+        json.writeObjectFieldStart("refused_recently");
+        for (Map.Entry<String, Long> refused : model.refusedRecently().entrySet()) {
+            json.writeNumberField(refused.getKey(), refused.getValue());
+        }
+        json.writeEndObject();
+        json.writeArrayFieldStart("history");
+        for (RecentActivity.Point point : model.history()) {
+            json.writeStartObject();
+            json.writeStringField("start", Instant.ofEpochMilli(point.startMillis()).toString());
+            json.writeNumberField("admitted", point.admitted());
+            json.writeNumberField("refused", point.refused());
+            json.writeNumberField("saturation", point.saturation());
+            json.writeEndObject();
+        }
+        json.writeEndArray();
         json.writeArrayFieldStart("pools");
         for (StatusReport.Pool pool : model.pools()) {
             json.writeStartObject();
