@@ -30,10 +30,16 @@ public final class DemoServer implements AutoCloseable {
     private final PrometheusMetrics metrics = new PrometheusMetrics();
     private final int port;
 
-    private DemoServer(SmallRyeConfig config, int port) throws Exception {
+    /**
+     * @param config everything the demo reads at start-up (its keys, the mock's figures, the upstream)
+     * @param limits what the rate limiter reads at start-up and at every reload: system properties,
+     *               environment variables and the bundled configuration, or the {@code --config}
+     *               file named as {@code llm.ratelimit.config-file}, so the runtime reads it afresh
+     */
+    private DemoServer(SmallRyeConfig config, SmallRyeConfig limits, int port) throws Exception {
         DemoSettings settings = DemoSettings.from(config);
         runtime = RateLimitRuntime.create(ConfigurationLoader.of("the demo's configuration",
-                () -> MicroProfileProperties.read(config)), null, Clock.systemUTC(), metrics.telemetry());
+                () -> MicroProfileProperties.read(limits)), null, Clock.systemUTC(), metrics.telemetry());
         tomcat = new EmbeddedTomcat(port)
                 .filter("demo-auth", new BearerKeyAuthFilter(settings.keys()), "/*")
                 .filter("llm-ratelimit", new RateLimitFilter(runtime), "/*")
@@ -58,19 +64,33 @@ public final class DemoServer implements AutoCloseable {
     /**
      * Starts a demo server configured by {@code configFile}, or by the bundled {@code demo.properties}
      * when it is null. The file replaces the bundled one: none of its settings (models, reservations,
-     * keys) apply then. System properties and environment variables still override either. A LiteLLM
-     * {@code config.yaml} is read by the runtime itself, as {@code llm.ratelimit.config-file}, so a
-     * reload sees it change.
+     * keys) apply then. System properties and environment variables still override either. The file
+     * (a LiteLLM {@code config.yaml} or a properties file) is read by the runtime itself, as
+     * {@code llm.ratelimit.config-file}, so with {@code llm.ratelimit.reload-interval} a changed file
+     * applies without a restart; the demo's own {@code demo.*} settings in it are read at start-up. A
+     * properties file that names a {@code config-file} itself is read at start-up, and the file it
+     * names at every reload.
      */
     public static DemoServer start(Path configFile, int port) throws Exception {
-        SmallRyeConfigBuilder builder = new SmallRyeConfigBuilder().addDefaultSources();
-        if (configFile != null && ConfigFiles.isYaml(configFile)) {
-            builder.withSources(new PropertiesConfigSource(Map.of(ConfigFiles.PROPERTY, configFile.toString()), "--config", 150));
-        } else {
-            builder.withSources(new PropertiesConfigSource(
-                    configFile == null ? resource("demo.properties") : configFile.toUri().toURL(), 150));
+        if (configFile == null) {
+            SmallRyeConfig bundled = new SmallRyeConfigBuilder().addDefaultSources()
+                    .withSources(new PropertiesConfigSource(resource("demo.properties"), 150)).build();
+            return new DemoServer(bundled, bundled, port);
         }
-        return new DemoServer(builder.build(), port);
+        PropertiesConfigSource pointer = new PropertiesConfigSource(Map.of(ConfigFiles.PROPERTY, configFile.toString()),
+                "--config", 150);
+        SmallRyeConfig limits = new SmallRyeConfigBuilder().addDefaultSources().withSources(pointer).build();
+        if (ConfigFiles.isYaml(configFile)) {
+            return new DemoServer(limits, limits, port);
+        }
+        PropertiesConfigSource file = new PropertiesConfigSource(configFile.toUri().toURL(), 140);
+        if (file.getValue(ConfigFiles.PROPERTY) != null) {
+            // the file names its own config-file: that one is re-read, beneath the file's properties
+            SmallRyeConfig config = new SmallRyeConfigBuilder().addDefaultSources().withSources(file).build();
+            return new DemoServer(config, config, port);
+        }
+        SmallRyeConfig config = new SmallRyeConfigBuilder().addDefaultSources().withSources(file, pointer).build();
+        return new DemoServer(config, limits, port);
     }
 
     private static URL resource(String name) throws IOException {

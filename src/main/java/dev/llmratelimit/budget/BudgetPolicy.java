@@ -155,6 +155,32 @@ public final class BudgetPolicy {
         return lines == null ? List.of() : lines;
     }
 
+    /**
+     * Every budget configured for a named key, user or team, in the period {@code nowMillis} lies in:
+     * scope order key, user, team, then subject, each scope's whole budget before its per-model ones.
+     */
+    public List<BudgetLine> configuredLines(long nowMillis) {
+        List<BudgetLine> lines = new ArrayList<>();
+        BudgetPeriod.Window window = period.at(nowMillis);
+        for (BudgetScope scope : BudgetScope.values()) {
+            for (Map.Entry<String, ScopeBudget> entry : new java.util.TreeMap<>(budgets.get(scope)).entrySet()) {
+                ScopeBudget budget = entry.getValue();
+                if (budget.budget() != ScopeBudget.NOT_SET || budget.soft() != ScopeBudget.NOT_SET) {
+                    lines.add(new BudgetLine(scope, entry.getKey(), "", window.startMillis(), window.endMillis(),
+                            budget.budget(), budget.soft()));
+                }
+                new java.util.TreeMap<>(budget.perModel()).forEach((model, limit) -> lines.add(new BudgetLine(scope,
+                        entry.getKey(), model, window.startMillis(), window.endMillis(), limit, ScopeBudget.NOT_SET)));
+            }
+        }
+        return lines;
+    }
+
+    /** Whether the key, user or team has a budget of its own configured (its name is then shown as configured). */
+    public boolean isConfigured(BudgetScope scope, String subject) {
+        return budgets.get(scope).containsKey(subject);
+    }
+
     public BudgetAdmission admission() {
         return admission;
     }

@@ -174,10 +174,17 @@ final class LiteLlmConfig {
     }
 
     private ConfigFile result() {
-        if (!ignored.isEmpty()) {
-            notes.add("Ignored (no rate-limit meaning here): " + String.join(", ", ignored));
+        List<String> warnings = new ArrayList<>();
+        Set<String> unused = new TreeSet<>();
+        for (String key : ignored) {
+            LiteLlmKeys.near(key).ifPresentOrElse(
+                    known -> warnings.add("Unknown key " + key + " is not read: did you mean " + known + "?"),
+                    () -> unused.add(key));
         }
-        return new ConfigFile(properties, notes);
+        if (!unused.isEmpty()) {
+            notes.add("Ignored (no rate-limit meaning here): " + String.join(", ", unused));
+        }
+        return new ConfigFile(properties, notes, warnings);
     }
 
     private static String modelName(String path, JsonNode node) {

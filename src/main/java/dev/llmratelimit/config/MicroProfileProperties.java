@@ -20,13 +20,23 @@ public final class MicroProfileProperties {
     private MicroProfileProperties() {
     }
 
-    static boolean available() {
+    /** Whether the MicroProfile Config API is here and an implementation answers it. */
+    static boolean implemented() {
         try {
             Class.forName("org.eclipse.microprofile.config.ConfigProvider", false,
                     MicroProfileProperties.class.getClassLoader());
-            return true;
         } catch (ClassNotFoundException | LinkageError e) {
             return false;
+        }
+        return hasImplementation();
+    }
+
+    private static boolean hasImplementation() {
+        try {
+            ConfigProvider.getConfig();
+            return true;
+        } catch (IllegalStateException | java.util.ServiceConfigurationError | LinkageError e) {
+            return false;     // the API without an implementation: "No ConfigProviderResolver implementation found"
         }
     }
 

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.StringJoiner;
 
 /** The resolved policy as the check command prints it, and as one line for the log. */
@@ -37,6 +38,15 @@ final class PolicyTable {
         rows.add(HEADER);
         policy.models().keySet().stream().sorted().map(policy::model).forEach(model -> rows(model, policy.window(), rows));
         return out.append(aligned(rows)).toString();
+    }
+
+    /**
+     * Whether the configuration leaves every request untouched: no model limit, no budget and no
+     * per-caller limit (those are read by the caller resolver, so their property names are looked at).
+     */
+    static boolean limitsNothing(RuntimeConfiguration configuration, Map<String, String> properties) {
+        return configuration.policy().models().isEmpty() && configuration.budgets().isEmpty()
+                && properties.keySet().stream().noneMatch(name -> name.endsWith("-limit") || name.endsWith(".max-parallel-requests"));
     }
 
     /** One line for the log. Pool names are customer data, so only their number appears. */

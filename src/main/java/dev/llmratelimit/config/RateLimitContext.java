@@ -27,8 +27,7 @@ public class RateLimitContext {
 
     @PostConstruct
     void start() {
-        runtime = startRuntime(ConfigurationLoader.of("MicroProfile Config", RateLimitProperties::fromMicroProfileConfig),
-                applicationCallerResolver());
+        runtime = startRuntime(RateLimitProperties.loader(), applicationCallerResolver());
     }
 
     /**

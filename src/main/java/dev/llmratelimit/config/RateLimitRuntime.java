@@ -9,9 +9,10 @@ import dev.llmratelimit.engine.PlanExtension;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.identity.CallerLimitPolicy;
 import dev.llmratelimit.identity.CallerResolver;
-import dev.llmratelimit.observe.BudgetStatus;
+import dev.llmratelimit.observe.BudgetReader;
 import dev.llmratelimit.observe.Metrics;
 import dev.llmratelimit.observe.ObservabilitySettings;
+import dev.llmratelimit.observe.RecentActivity;
 import dev.llmratelimit.observe.StatusReader;
 import dev.llmratelimit.observe.SoftBudgetWarnings;
 import dev.llmratelimit.observe.StatusSettings;
@@ -82,7 +83,7 @@ public final class RateLimitRuntime implements AutoCloseable {
         this.waitRoom = waitRoom(active.configuration());
         this.tokenizers = TokenCounter.warmUp(active.configuration().policy().models().keySet());
         this.statusReader = new StatusReader(this::limiter, stores.health(), this::statusPageConfiguration,
-                BudgetStatus.Source.NONE, Clock.systemUTC());
+                new BudgetReader(() -> this.active.configuration().budgets(), stores.store(), clock), observability.recent(), clock);
     }
 
     /** Where refused requests wait (SPEC section 15): made once, at start-up, when waiting is configured. */
@@ -136,7 +137,8 @@ public final class RateLimitRuntime implements AutoCloseable {
         LoadedConfiguration loaded = loader.load();
         RuntimeConfiguration configuration = RuntimeConfiguration.parse(loaded.properties(), callerResolver);
         Stores stores = stores(configuration, loaded.properties(), clock);
-        Observability observability = new Observability(telemetry, ObservabilitySettings.parse(loaded.properties()));
+        Observability observability = new Observability(telemetry, ObservabilitySettings.parse(loaded.properties()),
+                new RecentActivity(clock));
         RateLimitRuntime runtime = new RateLimitRuntime(stores, loader, callerResolver, clock, observability,
                 active(loaded.properties(), configuration, stores, observability, clock), loaded.origin());
         runtime.logApplied("Loaded", loaded);
@@ -161,13 +163,17 @@ public final class RateLimitRuntime implements AutoCloseable {
         }
         List<PlanExtension> extensions = configuration.budgets().isEmpty() ? List.of()
                 : List.of(new BudgetExtension(configuration.budgets(), clock));
-        DecisionObserver observer = DecisionObserver.both(stores.health(), metrics);
+        DecisionObserver observer = DecisionObserver.both(DecisionObserver.both(stores.health(), metrics), observability.recent());
+        observability.recent().keepOnly(policy.models().keySet());
         if (!extensions.isEmpty()) {
             observer = DecisionObserver.both(observer, new SoftBudgetWarnings(metrics, clock));
         }
         RateLimiter limiter = new RateLimiter(policy, stores.store(), clock,
                 configuration.callerLimits().leaseMillis(), extensions, observer);
         metrics.watch(limiter);
+        if (!configuration.budgets().isEmpty()) {
+            metrics.watchBudgets(new BudgetReader(configuration::budgets, stores.store(), clock));
+        }
         return new Active(properties, configuration, limiter, metrics);
     }
 
@@ -224,9 +230,15 @@ public final class RateLimitRuntime implements AutoCloseable {
     }
 
     private void logApplied(String verb, LoadedConfiguration loaded) {
+        if (PolicyTable.limitsNothing(active.configuration(), loaded.properties())) {
+            LOG.log(Level.WARNING, "llm-ratelimit-filter limits nothing: no model, caller or budget limit was found in "
+                    + loaded.origin() + (loaded.origin().contains(ConfigFiles.PROPERTY) ? "" : " (and no "
+                    + ConfigFiles.PROPERTY + " names a file)") + ". Every request passes untouched.");
+        }
         LOG.log(Level.INFO, verb + " the rate-limit configuration from " + loaded.origin() + " at " + status.loadedAt()
                 + ": " + PolicyTable.summary(active.configuration().policy()));
         loaded.notes().forEach(note -> LOG.log(Level.INFO, note));
+        loaded.warnings().forEach(warning -> LOG.log(Level.WARNING, warning));
     }
 
     /** The running configuration as the status page shows it: origin, fingerprint, load and last reload attempt. */
@@ -339,8 +351,12 @@ public final class RateLimitRuntime implements AutoCloseable {
         }
     }
 
-    /** Where meters go and whether there are any (read at start-up). */
-    private record Observability(Telemetry telemetry, ObservabilitySettings settings) {
+    /** Where meters go and whether there are any (read at start-up), and the recent decisions the status page draws. */
+    private record Observability(Telemetry telemetry, ObservabilitySettings settings, RecentActivity recent) {
+
+        Observability(Telemetry telemetry, ObservabilitySettings settings) {
+            this(telemetry, settings, new RecentActivity(Clock.systemUTC()));
+        }
 
         /**
          * The meters, or none where the container's OpenTelemetry API cannot make them (an older API

@@ -1,5 +1,7 @@
 package dev.llmratelimit.engine;
 
+import java.util.List;
+
 /**
  * Where counters live. A store executes a whole {@link Plan} in one atomic step and answers one
  * {@link Verdict} ({@link PlanRule} is the rule), and settles it in one more step; a remote store
@@ -46,6 +48,17 @@ public interface AdmissionStore extends AutoCloseable {
      */
     default ModelCounters snapshot(ModelGroups model) {
         throw new StoreUnavailableException("This store takes no snapshots", null);
+    }
+
+    /**
+     * What each budget group holds in its period now, {@code {spent, reserved}} micro-dollars, read
+     * without changing anything (reservations whose lease ended do not count): for the status page
+     * and the gauges. A budget nobody spent on yet holds {@code {0, 0}}.
+     *
+     * @throws StoreUnavailableException when the store cannot answer, or keeps no budgets
+     */
+    default long[][] budgets(List<CounterGroup> groups) {
+        throw new StoreUnavailableException("This store keeps no budgets", null);
     }
 
     @Override

@@ -1,5 +1,7 @@
 package dev.llmratelimit.engine;
 
+import java.util.Set;
+import java.util.HashSet;
 import dev.llmratelimit.budget.BudgetAdmission;
 import dev.llmratelimit.budget.BudgetLine;
 import dev.llmratelimit.budget.BudgetPolicy;
@@ -63,7 +65,24 @@ public final class BudgetExtension implements PlanExtension {
                         new Limits(Limits.NONE, Limits.NONE, Limits.NONE, line.soft()), Enforcement.TRACKED, add));
             }
         }
-        return new Contribution(groups, usage -> cost(price, usage));
+        Set<String> configuredKeys = new HashSet<>(1);
+        for (BudgetLine line : lines) {
+            if (line.scope() == BudgetScope.KEY && policy.isConfigured(BudgetScope.KEY, line.subject())) {
+                configuredKeys.add(line.subject());
+            }
+        }
+        return new Contribution(groups, new BudgetCharge(price, configuredKeys));
+    }
+
+    /**
+     * The counter group that holds a budget's spend, as a request's plan names it (its hard budget's,
+     * else its soft budget's), with nothing to add: for reading it.
+     */
+    public static CounterGroup counterOf(BudgetLine line) {
+        GroupWindow period = GroupWindow.period(Long.toString(line.periodStart()), line.periodEnd());
+        return new CounterGroup(GroupKind.BUDGET, line.hasLimit() ? groupId(line) : SOFT + groupId(line), line.model(),
+                period, new Limits(Limits.NONE, Limits.NONE, Limits.NONE, line.hasLimit() ? line.limit() : line.soft()),
+                line.hasLimit() ? Enforcement.ALWAYS : Enforcement.TRACKED, new Increments(0, 0, 0, false));
     }
 
     /** The scope a budget group of this extension belongs to (its id names it: see {@link #groupId}). */

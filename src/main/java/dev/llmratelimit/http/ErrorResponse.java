@@ -70,7 +70,7 @@ public record ErrorResponse(int status, Map<String, String> headers, String type
         if (refusal.dimension() == Dimension.MONEY) {
             // SPEC section 11 gives budgets one body, whatever error-style says.
             return new ErrorResponse(429, Collections.unmodifiableMap(headers), BudgetTexts.BUDGET_EXCEEDED, "429",
-                    BudgetTexts.exceeded(refusal));
+                    BudgetTexts.exceeded(admission.plan(), refusal));
         }
         String message = RefusalMessages.of(admission.plan(), admission.verdict());
         if (style == ErrorStyle.LITELLM) {

@@ -16,6 +16,10 @@ public interface Metrics extends DecisionObserver, AutoCloseable {
         }
 
         @Override
+        public void watchBudgets(BudgetStatus.Source budgets) {
+        }
+
+        @Override
         public void spent(String scope, String model, long microDollars) {
         }
 
@@ -30,6 +34,12 @@ public interface Metrics extends DecisionObserver, AutoCloseable {
 
     /** Starts the gauges that read this limiter's counters (saturation, pool use, time left). */
     void watch(RateLimiter limiter);
+
+    /**
+     * Starts the budget gauges: limit and spent of the configured budgets, summed per scope kind and
+     * model (no key, user or team name becomes a label).
+     */
+    void watchBudgets(BudgetStatus.Source budgets);
 
     /**
      * Counts money spent (for budgets): a settled charge in micro-dollars.

@@ -13,6 +13,9 @@ import java.util.Map;
  */
 public final class StatusHtml {
 
+    private static final java.time.format.DateTimeFormatter READABLE =
+            java.time.format.DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss 'UTC'", Locale.ROOT).withZone(java.time.ZoneOffset.UTC);
+
     private static final String STYLE = """
             body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;background:#f6f7f9;color:#1d2330}
             main{max-width:1100px;margin:0 auto;padding:24px}
@@ -27,6 +30,10 @@ public final class StatusHtml {
             th{color:#5b6475;font-weight:600;font-size:13px}td.num{font-variant-numeric:tabular-nums}
             .bar{display:inline-block;width:120px;height:8px;background:#eceef2;border-radius:4px;vertical-align:middle;margin-left:8px;overflow:hidden}
             .bar>span{display:block;height:100%;background:#3d7be0}.bar>span.hot{background:#d9534f}
+            tr.refusing td{background:#fdf0ee}tr.refusing td:first-child{box-shadow:inset 3px 0 #d9534f}
+            figure.chart{margin:14px 0 0}svg.history{width:100%;max-width:600px;height:auto;display:block}
+            figcaption{color:#5b6475;font-size:12px;margin-top:4px;max-width:600px}
+            .key{display:inline-block;width:9px;height:9px;border-radius:2px;margin:0 3px 0 2px}.key.admitted{background:#3d7be0}.key.refused{background:#d9534f}
             footer{color:#5b6475;font-size:13px}
             """;
 
@@ -66,7 +73,7 @@ public final class StatusHtml {
                 .append(field("window-length", seconds(report.windowMillis()))).append(" · read at ")
                 .append(field("generated-at", instant(report.generatedAt()))).append("</p>\n");
         for (StatusReport.Model model : report.models()) {
-            model(html, model);
+            model(html, model, report.windowMillis());
         }
         store(html, report.store());
         budgets(html, report);
@@ -77,7 +84,7 @@ public final class StatusHtml {
         return html.toString();
     }
 
-    private static void model(StringBuilder html, StatusReport.Model model) {
+    private static void model(StringBuilder html, StatusReport.Model model, long windowMillis) {
         html.append("<section class=\"card model\" data-model=\"").append(escape(model.name())).append("\"><h2>")
                 .append(escape(model.name()));
         if (model.available()) {
@@ -96,17 +103,57 @@ public final class StatusHtml {
                 .append(model.windowLeftMillis() < 0 ? "unknown"
                         : model.windowLeftMillis() == 0 ? "no live window" : seconds(model.windowLeftMillis()))
                 .append("</dd>")
-                .append("</dl>\n<table><thead><tr><th>pool</th><th>share</th><th>requests / limit</th>")
+                .append("<dt>refused, last ").append(seconds(windowMillis)).append("</dt><dd data-field=\"refused-recently\">")
+                .append(refusals(model.refusedRecently())).append("</dd>")
+                .append("</dl>\n<table><thead><tr><th>pool</th><th>share</th><th>use of its limit</th><th>requests / limit</th>")
                 .append("<th>tokens / limit</th></tr></thead><tbody>");
+        boolean strict = "strict".equals(model.mode());
+        double shares = 0;
         for (StatusReport.Pool pool : model.pools()) {
-            html.append("<tr data-pool=\"").append(escape(pool.name())).append("\"><td data-field=\"pool\">")
-                    .append(escape(pool.name())).append("</td><td class=\"num\" data-field=\"share\">")
+            shares += pool.share();
+            double use = poolUse(pool);
+            boolean refusing = strict && use >= 1;
+            html.append("<tr data-pool=\"").append(escape(pool.name())).append("\"").append(refusing ? " class=\"refusing\"" : "")
+                    .append("><td data-field=\"pool\">").append(escape(pool.name()))
+                    .append(refusing ? "<span class=\"badge strict\" data-field=\"pool-refusing\">refusing</span>" : "")
+                    .append("</td><td class=\"num\" data-field=\"share\">")
                     .append(model.poolsEnforced() ? percent(pool.share()) : "tracked only").append("</td>")
-                    .append("<td class=\"num\" data-field=\"pool-requests\">").append(usage(pool.requests(), pool.requestLimit()))
+                    .append("<td class=\"num\" data-field=\"pool-use\">").append(use < 0 ? "-" : percent(use) + bar(use, use >= 1))
+                    .append("</td><td class=\"num\" data-field=\"pool-requests\">").append(usage(pool.requests(), pool.requestLimit()))
                     .append("</td><td class=\"num\" data-field=\"pool-tokens\">").append(usage(pool.tokens(), pool.tokenLimit()))
                     .append("</td></tr>");
         }
-        html.append("</tbody></table></section>\n");
+        html.append("</tbody></table>\n");
+        if (model.poolsEnforced() && shares > 1.0005) {
+            html.append("<p class=\"sub\" data-field=\"shares-note\">Shares add up to ").append(percent(shares))
+                    .append(": the reservations are shares of the model among themselves, and the default pool (callers")
+                    .append(" without a priority) has its own share beside them. In strict mode each pool is held to its")
+                    .append(" own share; the model's own limit still caps them all together.</p>\n");
+        }
+        HistoryChart.append(html, model);
+        html.append("</section>\n");
+    }
+
+    /** The larger of a pool's request and token use of its strict-mode limit, -1 where it has none. */
+    private static double poolUse(StatusReport.Pool pool) {
+        double use = -1;
+        if (pool.requestLimit() >= 0 && pool.requests() >= 0) {
+            use = pool.requestLimit() == 0 ? 1 : (double) pool.requests() / pool.requestLimit();
+        }
+        if (pool.tokenLimit() >= 0 && pool.tokens() >= 0) {
+            use = Math.max(use, pool.tokenLimit() == 0 ? 1 : (double) pool.tokens() / pool.tokenLimit());
+        }
+        return use;
+    }
+
+    private static String refusals(Map<String, Long> refused) {
+        if (refused.isEmpty()) {
+            return "none";
+        }
+        StringBuilder text = new StringBuilder();
+        refused.forEach((limit, count) -> text.append(text.length() == 0 ? "" : ", ").append(count).append(" by ")
+                .append(escape(limit.replace('_', ' '))));
+        return text.toString();
     }
 
     private static void store(StringBuilder html, StatusReport.Store store) {
@@ -134,16 +181,31 @@ public final class StatusHtml {
             html.append("<p data-field=\"budgets\">No budget configured.</p></section>\n");
             return;
         }
-        html.append("<table><thead><tr><th>scope</th><th>name</th><th>model</th><th>spent / budget</th>")
-                .append("<th>period ends</th></tr></thead><tbody>");
+        html.append("<table><thead><tr><th>scope</th><th>name</th><th>model</th><th>used</th><th>spent</th>")
+                .append("<th>reserved</th><th>budget</th><th>left</th><th>period</th><th>resets in</th></tr></thead><tbody>");
         for (BudgetStatus budget : report.budgets()) {
-            html.append("<tr data-budget><td>").append(escape(budget.scope())).append("</td><td>")
-                    .append(escape(budget.name())).append("</td><td>")
+            double used = budget.usedShare();
+            boolean exhausted = budget.limitMicros() >= 0 && budget.leftMicros() == 0;
+            html.append("<tr data-budget=\"").append(escape(budget.scope() + " " + budget.name()
+                            + (budget.model() == null ? "" : " " + budget.model()))).append("\"")
+                    .append(exhausted ? " class=\"refusing\"" : "").append("><td data-field=\"budget-scope\">")
+                    .append(escape(budget.scope())).append("</td><td data-field=\"budget-name\">")
+                    .append(escape(budget.name())).append("</td><td data-field=\"budget-model\">")
                     .append(budget.model() == null ? "all" : escape(budget.model())).append("</td><td class=\"num\">")
-                    .append(dollars(budget.spentMicros())).append(" / ").append(dollars(budget.limitMicros()))
-                    .append("</td><td>").append(instant(budget.periodEnd())).append("</td></tr>");
+                    .append(percent(used)).append(bar(used, used >= 1)).append("</td><td class=\"num\" data-field=\"budget-spent\">")
+                    .append(money(budget.spentMicros())).append("</td><td class=\"num\" data-field=\"budget-reserved\">")
+                    .append(money(budget.reservedMicros())).append("</td><td class=\"num\" data-field=\"budget-limit\">")
+                    .append(budget.limitMicros() >= 0 ? money(budget.limitMicros()) : "none")
+                    .append(budget.softMicros() >= 0 ? " (soft " + money(budget.softMicros()) + ")" : "")
+                    .append("</td><td class=\"num\" data-field=\"budget-left\">").append(money(budget.leftMicros()))
+                    .append("</td><td data-field=\"budget-period\">").append(instant(budget.periodStart())).append(" to ")
+                    .append(instant(budget.periodEnd())).append("</td><td data-field=\"budget-resets-in\">")
+                    .append(duration(Duration.between(report.generatedAt(), budget.periodEnd()).toMillis()))
+                    .append("</td></tr>");
         }
-        html.append("</tbody></table></section>\n");
+        html.append("</tbody></table><p class=\"sub\">Budgets of named keys, users and teams; spent is settled,")
+                .append(" reserved is held for calls still running (their worst case). A budget refuses a call whose worst")
+                .append(" case does not fit in what is left.</p></section>\n");
     }
 
     private static void configuration(StringBuilder html, ConfigurationStatus configuration) {
@@ -174,13 +236,13 @@ public final class StatusHtml {
         return limit < 0 ? count : count + " / " + limit;
     }
 
-    private static String bar(double fraction, boolean hot) {
+    static String bar(double fraction, boolean hot) {
         double width = Math.max(0, Math.min(1, fraction)) * 100;
         return "<span class=\"bar\"><span" + (hot ? " class=\"hot\"" : "") + " style=\"width:"
                 + String.format(Locale.ROOT, "%.1f", width) + "%\"></span></span>";
     }
 
-    private static String percent(double fraction) {
+    static String percent(double fraction) {
         return fraction < 0 ? "unknown" : String.format(Locale.ROOT, "%.1f %%", fraction * 100);
     }
 
@@ -188,12 +250,28 @@ public final class StatusHtml {
         return String.format(Locale.ROOT, "%.1f s", millis / 1000.0);
     }
 
-    private static String dollars(long micros) {
-        return String.format(Locale.ROOT, "$%d.%06d", micros / 1_000_000, micros % 1_000_000);
+    private static String money(long micros) {
+        return micros < 0 ? "unknown" : String.format(Locale.ROOT, "$%d.%06d", micros / 1_000_000, micros % 1_000_000);
     }
 
-    private static String instant(Instant instant) {
-        return instant == null ? "none" : instant.toString();
+    /** {@code 2026-12-04 18:06:13 UTC}: to the second, in UTC, as people read it. */
+    static String instant(Instant instant) {
+        return instant == null ? "none" : READABLE.format(instant);
+    }
+
+    /** {@code 42 s}, {@code 4 min 12 s}, {@code 3 h 12 min}, {@code 26 d 5 h}. */
+    static String duration(long millis) {
+        long seconds = Math.max(0, millis) / 1000;
+        if (seconds < 60) {
+            return seconds + " s";
+        }
+        if (seconds < 3600) {
+            return seconds / 60 + " min " + seconds % 60 + " s";
+        }
+        if (seconds < 86_400) {
+            return seconds / 3600 + " h " + seconds % 3600 / 60 + " min";
+        }
+        return seconds / 86_400 + " d " + seconds % 86_400 / 3600 + " h";
     }
 
     static String escape(String text) {

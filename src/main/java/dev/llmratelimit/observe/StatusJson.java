@@ -34,7 +34,7 @@ public final class StatusJson {
             json.writeEndArray();
             json.writeArrayFieldStart("budgets");
             for (BudgetStatus budget : report.budgets()) {
-                budget(json, budget);
+                budget(json, budget, report.generatedAt());
             }
             json.writeEndArray();
             json.writeEndObject();
@@ -91,6 +91,21 @@ public final class StatusJson {
         json.writeNumberField("window_left_ms", model.windowLeftMillis());
         json.writeNumberField("requests", model.requests());
         json.writeNumberField("tokens", model.tokens());
+        json.writeObjectFieldStart("refused_recently");
+        for (Map.Entry<String, Long> refused : model.refusedRecently().entrySet()) {
+            json.writeNumberField(refused.getKey(), refused.getValue());
+        }
+        json.writeEndObject();
+        json.writeArrayFieldStart("history");
+        for (RecentActivity.Point point : model.history()) {
+            json.writeStartObject();
+            json.writeStringField("start", Instant.ofEpochMilli(point.startMillis()).toString());
+            json.writeNumberField("admitted", point.admitted());
+            json.writeNumberField("refused", point.refused());
+            json.writeNumberField("saturation", point.saturation());
+            json.writeEndObject();
+        }
+        json.writeEndArray();
         json.writeArrayFieldStart("pools");
         for (StatusReport.Pool pool : model.pools()) {
             json.writeStartObject();
@@ -106,14 +121,19 @@ public final class StatusJson {
         json.writeEndObject();
     }
 
-    private static void budget(JsonGenerator json, BudgetStatus budget) throws IOException {
+    private static void budget(JsonGenerator json, BudgetStatus budget, Instant now) throws IOException {
         json.writeStartObject();
         json.writeStringField("scope", budget.scope());
         json.writeStringField("name", budget.name());
         json.writeStringField("model", budget.model());
         json.writeNumberField("limit_micros", budget.limitMicros());
+        json.writeNumberField("soft_micros", budget.softMicros());
         json.writeNumberField("spent_micros", budget.spentMicros());
+        json.writeNumberField("reserved_micros", budget.reservedMicros());
+        json.writeNumberField("left_micros", budget.leftMicros());
+        instant(json, "period_start", budget.periodStart());
         instant(json, "period_end", budget.periodEnd());
+        json.writeNumberField("resets_in_ms", Math.max(0, budget.periodEnd().toEpochMilli() - now.toEpochMilli()));
         json.writeEndObject();
     }
 

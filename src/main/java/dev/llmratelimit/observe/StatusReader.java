@@ -31,15 +31,20 @@ public final class StatusReader {
     private final StoreHealth health;
     private final Supplier<ConfigurationStatus> configuration;
     private final BudgetStatus.Source budgets;
+    private final RecentActivity recent;
     private final Clock clock;
 
-    /** @param limiter the limiter in force (a reload swaps it) */
+    /**
+     * @param limiter the limiter in force (a reload swaps it)
+     * @param recent  this instance's recent decisions
+     */
     public StatusReader(Supplier<RateLimiter> limiter, StoreHealth health, Supplier<ConfigurationStatus> configuration,
-                        BudgetStatus.Source budgets, Clock clock) {
+                        BudgetStatus.Source budgets, RecentActivity recent, Clock clock) {
         this.limiter = limiter;
         this.health = health;
         this.configuration = configuration;
         this.budgets = budgets;
+        this.recent = recent;
         this.clock = clock;
     }
 
@@ -50,7 +55,7 @@ public final class StatusReader {
         for (ModelPolicy model : new TreeMap<>(policy.models()).values()) {
             ModelGroups groups = limiter.groupsOf(model.name());
             if (groups != null) {
-                models.add(model(limiter, model, groups));
+                models.add(model(limiter, model, groups, policy.window().toMillis()));
             }
         }
         return new StatusReport(clock.instant().truncatedTo(ChronoUnit.MILLIS), policy.mode() == EnforcementMode.SHADOW ? "shadow" : "enforce",
@@ -58,7 +63,7 @@ public final class StatusReader {
                 configuration.get(), store(), List.copyOf(models), List.copyOf(budgets.get()));
     }
 
-    private StatusReport.Model model(RateLimiter limiter, ModelPolicy model, ModelGroups groups) {
+    private StatusReport.Model model(RateLimiter limiter, ModelPolicy model, ModelGroups groups, long windowMillis) {
         ModelCounters counters;
         try {
             counters = limiter.snapshot(model.name());
@@ -84,7 +89,8 @@ public final class StatusReader {
                 available, saturation, strict ? "strict" : "generous",
                 available ? counters.remainingMillis() : -1,
                 available && limits.limitsRequests() ? counters.requests() : -1,
-                available && limits.limitsTokens() ? counters.tokens() : -1, List.copyOf(pools));
+                available && limits.limitsTokens() ? counters.tokens() : -1, List.copyOf(pools),
+                recent.refusedWithin(model.name(), windowMillis), recent.history(model.name()));
     }
 
     private StatusReport.Store store() {

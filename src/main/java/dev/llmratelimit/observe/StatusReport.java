@@ -33,10 +33,12 @@ public record StatusReport(Instant generatedAt, String enforcement, long windowM
      * @param tpm              -1 when the model limits no tokens
      * @param mode             {@code generous} or {@code strict}, as the next decision would be
      * @param windowLeftMillis 0 when no window is live
+     * @param refusedRecently  this instance's refusals by limit label over the last window length
+     * @param history          this instance's last 30 minutes in 30-second buckets, oldest first
      */
     public record Model(String name, long rpm, long tpm, double threshold, boolean poolsEnforced, boolean available,
                         double saturation, String mode, long windowLeftMillis, long requests, long tokens,
-                        List<Pool> pools) {
+                        List<Pool> pools, Map<String, Long> refusedRecently, List<RecentActivity.Point> history) {
     }
 
     /**

@@ -4,7 +4,6 @@ import dev.llmratelimit.chat.ChatRequest;
 import dev.llmratelimit.chat.IncludeUsageRewriter;
 import dev.llmratelimit.chat.ModelRewriter;
 import dev.llmratelimit.chat.InvalidChatRequestException;
-import dev.llmratelimit.config.ConfigurationLoader;
 import dev.llmratelimit.config.RateLimitContext;
 import dev.llmratelimit.config.RateLimitProperties;
 import dev.llmratelimit.config.RateLimitRuntime;
@@ -90,9 +89,8 @@ public class RateLimitFilter implements Filter {
                 instanceof RateLimitRuntime started) {
             return started;      // RateLimitStartup built it and closes it
         }
-        RateLimitRuntime own = RateLimitRuntime.create(ConfigurationLoader.of("MicroProfile Config and init-params of filter "
-                        + config.getFilterName(), () -> RateLimitProperties.withInitParameters(
-                        RateLimitProperties.fromMicroProfileConfig(), config.getInitParameterNames(), config::getInitParameter)),
+        RateLimitRuntime own = RateLimitRuntime.create(RateLimitProperties.loader(config.getFilterName(),
+                        config::getInitParameterNames, config::getInitParameter),
                 context == null ? null : context.applicationCallerResolver(), Clock.systemUTC());
         ownsRuntime = true;
         return own;

@@ -1,6 +1,5 @@
 package dev.llmratelimit.servlet;
 
-import dev.llmratelimit.config.ConfigurationLoader;
 import dev.llmratelimit.config.RateLimitContext;
 import dev.llmratelimit.config.RateLimitProperties;
 import dev.llmratelimit.config.RateLimitRuntime;
@@ -29,8 +28,7 @@ public class RateLimitStartup implements ServletContextListener {
             context.runtime();
         } else {
             event.getServletContext().setAttribute(RUNTIME,
-                    RateLimitContext.startRuntime(ConfigurationLoader.of("MicroProfile Config",
-                            RateLimitProperties::fromMicroProfileConfig), null));
+                    RateLimitContext.startRuntime(RateLimitProperties.loader(), null));
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.llmratelimit.store;
 
+import dev.llmratelimit.engine.CounterGroup;
+import java.util.List;
 import dev.llmratelimit.engine.AdmissionStore;
 import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.ModelGroups;
@@ -32,6 +34,11 @@ public final class CircuitBreakingAdmissionStore implements AdmissionStore {
     @Override
     public ModelCounters snapshot(ModelGroups model) {
         return breaker.call(() -> delegate.snapshot(model));
+    }
+
+    @Override
+    public long[][] budgets(List<CounterGroup> groups) {
+        return breaker.call(() -> delegate.budgets(groups));
     }
 
     /** Whether the circuit currently keeps calls from the store (a probe may still get through). */

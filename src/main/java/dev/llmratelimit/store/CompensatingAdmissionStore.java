@@ -1,5 +1,7 @@
 package dev.llmratelimit.store;
 
+import dev.llmratelimit.engine.CounterGroup;
+import java.util.List;
 import dev.llmratelimit.engine.AdmissionStore;
 import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.ModelGroups;
@@ -164,6 +166,11 @@ public final class CompensatingAdmissionStore implements AdmissionStore {
     @Override
     public ModelCounters snapshot(ModelGroups model) {
         return delegate.snapshot(model);
+    }
+
+    @Override
+    public long[][] budgets(List<CounterGroup> groups) {
+        return delegate.budgets(groups);
     }
 
     /** The queue, for metrics: how many are pending and what became of the others. */

@@ -161,6 +161,12 @@ public final class SplitAdmissionStore implements AdmissionStore {
         return counters.snapshot(model);
     }
 
+    /** Budgets live in the budget store. */
+    @Override
+    public long[][] budgets(List<CounterGroup> groups) {
+        return budgets.budgets(groups);
+    }
+
     @Override
     public void close() {
         try {

@@ -121,4 +121,30 @@ class CheckCommandTest {
         assertThat(check("verify", "config/litellm-priorities.yaml")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo((CheckCommand.USAGE + System.lineSeparator()).repeat(2));
     }
+
+    @Test
+    void unknownPropertiesAndMistypedYamlKeysFailTheCheck(@TempDir Path dir) throws Exception {
+        Path properties = Files.writeString(dir.resolve("app.properties"), """
+                llm.ratelimit.modles.gpt-4o.tpm=1000
+                llm.ratelimit.reservaton.prod=0.9
+                """);
+        Path yaml = Files.writeString(dir.resolve("config.yaml"), """
+                model_list:
+                  - model_name: gpt-4o
+                    litellm_params:
+                      rpm: 10
+                litellm_settings:
+                  priority_reservations:
+                    prod: 0.9
+                """);
+
+        assertThat(check("check", properties.toString(), yaml.toString())).isEqualTo(1);
+
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEqualTo("""
+                Unknown key litellm_settings.priority_reservations is not read: did you mean litellm_settings.priority_reservation?
+                Unknown property llm.ratelimit.modles.gpt-4o.tpm: did you mean llm.ratelimit.models.gpt-4o.tpm?
+                Unknown property llm.ratelimit.reservaton.prod: did you mean llm.ratelimit.reservation.prod?
+                """);
+        assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
+    }
 }

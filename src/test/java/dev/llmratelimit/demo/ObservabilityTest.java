@@ -37,13 +37,14 @@ class ObservabilityTest {
                     "llm_ratelimit_decisions_total{limit=\"model_tokens\",mode=\"strict\",model=\"gpt-4o-mini\","
                             + "otel_scope_name=\"dev.llmratelimit\",outcome=\"refused\",pool=\"prod\",shadow=\"false\"} 1.0",
                     "llm_ratelimit_tokens_total{model=\"gpt-4o-mini\",otel_scope_name=\"dev.llmratelimit\",pool=\"prod\",type=\"output\"} 40.0",
-                    "llm_ratelimit_model_saturation{model=\"gpt-4o-mini\",otel_scope_name=\"dev.llmratelimit\"} 1.0",
+                    "service_name=\"llm-ratelimit-demo\"",
+                    "llm_ratelimit_model_saturation_ratio{model=\"gpt-4o-mini\",otel_scope_name=\"dev.llmratelimit\"} 1.0",
                     "llm_ratelimit_pool_tokens{model=\"gpt-4o-mini\",otel_scope_name=\"dev.llmratelimit\",pool=\"prod\"} 60.0",
                     "llm_ratelimit_decision_duration_seconds_count{model=\"gpt-4o-mini\",otel_scope_name=\"dev.llmratelimit\",outcome=\"admitted\"} 2");
 
             HttpResponse<String> status = get(demo, "/llm-ratelimit/status.json");
             assertThat(status.statusCode()).isEqualTo(200);
-            assertThat(status.body()).contains("\"origin\":\"the demo's configuration\"",
+            assertThat(status.body()).contains("\"origin\":\"the demo's configuration over ",
                     "\"name\":\"gpt-4o-mini\",\"rpm\":10,\"tpm\":60");
             assertThat(get(demo, "/llm-ratelimit/status").body()).contains("data-model=\"gpt-4o-mini\"");
         }

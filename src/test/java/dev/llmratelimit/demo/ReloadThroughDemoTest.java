@@ -58,6 +58,39 @@ class ReloadThroughDemoTest {
         }
     }
 
+    /**
+     * The demo's own {@code --config} properties file, with {@code reload-interval=1s} in it: 2 RPM
+     * refuses the third call; once the file says 4 the running demo applies it within the interval
+     * (waited for through the configuration status, not a fixed sleep) and the window's 2 calls still count.
+     */
+    @Test
+    void theDemosOwnPropertiesFileIsReloaded(@TempDir Path dir) throws Exception {
+        Path config = Files.writeString(dir.resolve("demo.properties"), """
+                llm.ratelimit.reload-interval=1s
+                llm.ratelimit.window=1h
+                llm.ratelimit.models.gpt-4o-mini.rpm=2
+                """);
+        try (DemoFixture demo = new DemoFixture(config)) {
+            assertThat(demo.http().chat(null, CHAT).statusCode()).isEqualTo(200);
+            assertThat(demo.http().chat(null, CHAT).statusCode()).isEqualTo(200);
+            assertThat(demo.http().chat(null, CHAT).statusCode()).isEqualTo(429);
+            java.time.Instant loaded = demo.server().runtime().configurationStatus().loadedAt();
+
+            Files.writeString(config, Files.readString(config).replace("rpm=2", "rpm=4"));
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (demo.server().runtime().configurationStatus().loadedAt().equals(loaded) && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+                Thread.sleep(50);
+            }
+
+            HttpResponse<String> third = demo.http().chat(null, CHAT);
+            assertThat(third.statusCode()).isEqualTo(200);
+            assertThat(Http.header(third, "x-ratelimit-limit-requests")).isEqualTo("4");
+            assertThat(Http.header(third, "x-ratelimit-remaining-requests")).isEqualTo("1");
+            assertThat(demo.server().runtime().configurationStatus().origin()).isEqualTo("the demo's configuration over " + config);
+        }
+    }
+
     /** A file that does not validate is refused with its message; the running 60 TPM stays. */
     @Test
     void anInvalidReloadKeepsTheRunningPolicy(@TempDir Path dir) throws Exception {

@@ -316,8 +316,8 @@ class InterceptorTest {
         String periodEnd = java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC).toLocalDate().withDayOfMonth(1)
                 .plusMonths(1).atStartOfDay(java.time.ZoneOffset.UTC).toInstant().toString();
         assertThat(refused.statusCode()).isEqualTo(429);
-        assertThat(refused.body()).isEqualTo("{\"error\":{\"message\":\"Budget exceeded for key "
-                + dev.llmratelimit.policy.KeyHash.shortHash("zed") + " on model budgeted: spent $0.1000 of $0.1000"
+        assertThat(refused.body()).isEqualTo("{\"error\":{\"message\":\"Budget exceeded for key zed"
+                + " on model budgeted: spent $0.1000 of $0.1000"
                 + " in the period ending " + periodEnd + "\",\"type\":\"budget_exceeded\",\"param\":null,\"code\":\"429\"}}");
         assertThat(Http.header(refused, "x-ratelimit-limit-budget")).isEqualTo("0.1000");
         assertThat(Http.header(refused, "x-ratelimit-remaining-budget")).isEqualTo("0.0000");

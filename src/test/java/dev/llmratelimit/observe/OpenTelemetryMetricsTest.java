@@ -113,7 +113,7 @@ class OpenTelemetryMetricsTest {
         assertThat(points.longValue("llm_ratelimit.tokens", attributes("model", "m", "pool", "prod", "type", "output"))).isEqualTo(60);
 
         // Gauges from the store: 6 requests, 720 tokens recorded: saturation max(0.6, 0.72).
-        assertThat(points.doubleGauge("llm_ratelimit.model.saturation", attributes("model", "m"))).isEqualTo(0.72);
+        assertThat(points.doubleGauge("llm_ratelimit.model.saturation.ratio", attributes("model", "m"))).isEqualTo(0.72);
         assertThat(points.longValue("llm_ratelimit.model.strict", attributes("model", "m"))).isEqualTo(1);
         assertThat(points.doubleGauge("llm_ratelimit.window.remaining", attributes("model", "m"))).isEqualTo(45.0);
         assertThat(points.longValue("llm_ratelimit.pool.requests", attributes("model", "m", "pool", "default"))).isEqualTo(3);

@@ -72,7 +72,7 @@ class BudgetFilterTest {
     }
 
     @Test
-    void anUnpricedModelIsRefusedWith400AndAZeroBudgetRefusesShowingTheKeyAsItsHash() throws Exception {
+    void anUnpricedModelIsRefusedWith400AndAZeroBudgetRefusesNamingTheKeyAsConfigured() throws Exception {
         ScriptedChatServlet app = new ScriptedChatServlet();
         try (FilterServer server = server(app, "teams.team-a.budget=100")) {
             Http http = server.http();
@@ -83,8 +83,8 @@ class BudgetFilterTest {
                     + "\"type\":\"invalid_request_error\",\"param\":null,\"code\":\"model_price_unknown\"}}");
             HttpResponse<String> zero = http.post("/v1/chat/completions", "sk-bob", MAX_20);
             assertThat(zero.statusCode()).isEqualTo(429);
-            assertThat(zero.body()).contains("Budget exceeded for key sha256:" + sha12("bob")
-                    + ": spent $0.0000 of $0.0000 in the period ending 2027-01-01T00:00:00Z").doesNotContain("\"bob\"");
+            assertThat(zero.body()).contains("Budget exceeded for key bob: spent $0.0000 of $0.0000 in the period"
+                    + " ending 2027-01-01T00:00:00Z");
             assertThat(app.calls.get()).isZero();
         }
     }
@@ -100,6 +100,36 @@ class BudgetFilterTest {
             assertThat(Http.header(over, "x-ratelimit-shadow-decision")).isEqualTo("refused; limit=team-budget; retry-after="
                     + (16 * 86400 + 14 * 3600));
             assertThat(app.calls.get()).isEqualTo(2);
+        }
+    }
+
+    /**
+     * A call without max_tokens reserves the most output it may produce: when that worst case does not
+     * fit, the answer says so, says what it was and what is left, and max_tokens gets the call through.
+     * A key whose budget comes only from the defaults is named by its hash (its name may be the API key).
+     */
+    @Test
+    void aWorstCaseThatDoesNotFitSaysSoAndWhatIsLeft() throws Exception {
+        ScriptedChatServlet app = new ScriptedChatServlet();
+        try (FilterServer server = server(app, "teams.team-a.budget=0.01")) {
+            Http http = server.http();
+            HttpResponse<String> refused = http.post("/v1/chat/completions", "sk-alice", FilterServer.chat("plain"));
+            assertThat(refused.statusCode()).isEqualTo(429);
+            // budget.max-output-tokens 4096 x 500 micro-dollars: $2.048
+            assertThat(refused.body()).isEqualTo("{\"error\":{\"message\":\"Budget exceeded for team team-a: this call may"
+                    + " cost up to $2.0480 (its prompt and the most output it may produce), more than the $0.0100 left of"
+                    + " $0.0100 in the period ending 2027-01-01T00:00:00Z (spent $0.0000). Send max_tokens, or a lower one,"
+                    + " to lower the call's worst case\",\"type\":\"budget_exceeded\",\"param\":null,\"code\":\"429\"}}");
+            assertThat(Http.header(refused, "x-ratelimit-limit-budget")).isEqualTo("0.0100");
+            assertThat(Http.header(refused, "x-ratelimit-remaining-budget")).isEqualTo("0.0100");
+            assertThat(http.post("/v1/chat/completions", "sk-alice", MAX_20).statusCode()).isEqualTo(200);
+        }
+        try (FilterServer server = server(app, "defaults.key.budget=0")) {
+            HttpResponse<String> zoe = server.http().post("/v1/chat/completions", "sk-zoe", MAX_20);
+            assertThat(zoe.statusCode()).isEqualTo(429);
+            assertThat(zoe.body()).contains("Budget exceeded for key sha256:" + sha12("zoe") + ": spent $0.0000 of $0.0000")
+                    .doesNotContain("zoe");
+            assertThat(app.calls.get()).isEqualTo(1);
         }
     }
 

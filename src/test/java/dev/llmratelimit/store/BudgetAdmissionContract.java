@@ -216,7 +216,7 @@ public abstract class BudgetAdmissionContract {
         ErrorResponse refused = ErrorResponse.refusal(priced, ErrorStyle.OPENAI);
         assertThat(refused.status()).isEqualTo(429);
         assertThat(refused.type()).isEqualTo("budget_exceeded");
-        assertThat(refused.message()).startsWith("Budget exceeded for key sha256:")
+        assertThat(refused.message()).startsWith("Budget exceeded for key alice-key:")
                 .contains(": spent $0.0001 of $0.0001 in the period ending ");
     }
 
@@ -234,8 +234,11 @@ public abstract class BudgetAdmissionContract {
         assertThat(third.outcome()).isEqualTo(Admission.Outcome.REFUSED);
         assertThat(third.refusal().current()).as("spent").isEqualTo(400);
         assertThat(third.refusal().reserved()).as("reserved by the call in flight").isEqualTo(500);
-        assertThat(ErrorResponse.refusal(third, ErrorStyle.OPENAI).message()).contains(": spent $0.0004 of $0.0010 in the period ending ")
-                .endsWith(" ($0.0005 reserved by calls in flight)");
+        assertThat(ErrorResponse.refusal(third, ErrorStyle.OPENAI).message()).startsWith("Budget exceeded for team team-a:"
+                        + " this call may cost up to $0.0005 (its prompt and the most output it may produce), more than the"
+                        + " $0.0001 left of $0.0010 in the period ending ")
+                .endsWith(" (spent $0.0004, $0.0005 reserved by calls in flight). Send max_tokens, or a lower one, to lower"
+                        + " the call's worst case");
         next.abort();                                                 // whole refund
         assertThat(admit(limiter, "other", ALICE, 10).verdict().budget().remainingMicros()).isEqualTo(1000 - 400 - 500);
     }

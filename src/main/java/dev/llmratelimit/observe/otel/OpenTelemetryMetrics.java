@@ -8,6 +8,7 @@ import dev.llmratelimit.engine.GroupKind;
 import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.engine.Verdict;
+import dev.llmratelimit.observe.BudgetStatus;
 import dev.llmratelimit.observe.DecisionLabels;
 import dev.llmratelimit.observe.Metrics;
 import dev.llmratelimit.observe.StoreHealth;
@@ -116,6 +117,11 @@ final class OpenTelemetryMetrics implements Metrics {
     @Override
     public void watch(RateLimiter limiter) {
         gauges.add(new PolicyGauges(meter, policy, limiter, attributes).register());
+    }
+
+    @Override
+    public void watchBudgets(BudgetStatus.Source budgets) {
+        gauges.add(new BudgetGauges(meter, budgets).register());
     }
 
     @Override

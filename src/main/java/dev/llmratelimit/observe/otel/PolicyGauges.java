@@ -39,7 +39,7 @@ final class PolicyGauges {
         this.policy = policy;
         this.limiter = limiter;
         this.attributes = attributes;
-        saturation = meter.gaugeBuilder("llm_ratelimit.model.saturation").setUnit("1")
+        saturation = meter.gaugeBuilder("llm_ratelimit.model.saturation.ratio").setUnit("1")
                 .setDescription("max(requests / rpm, tokens / tpm) of the model's live window").buildObserver();
         strict = meter.gaugeBuilder("llm_ratelimit.model.strict").ofLongs().setUnit("1")
                 .setDescription("1 while pool limits are enforced (saturation at or above the threshold)").buildObserver();

@@ -106,6 +106,28 @@ public final class JdbcAdmissionStore implements AdmissionStore {
         }, true);
     }
 
+    /** One read per budget, outside any transaction: the counter row, less reservations whose lease ended. */
+    @Override
+    public long[][] budgets(List<CounterGroup> groups) {
+        Counters counters = new Counters(groups);
+        long now = clock.millis();
+        return run(connection -> {
+            long[][] held = new long[counters.size()][];
+            try (PreparedStatement read = connection.prepareStatement(sql.readBudget)) {
+                for (int i = 0; i < held.length; i++) {
+                    read.setLong(1, now);
+                    read.setString(2, counters.budgets[i]);
+                    read.setString(3, counters.models[i]);
+                    read.setLong(4, counters.periodStarts[i]);
+                    try (ResultSet row = read.executeQuery()) {
+                        held[i] = row.next() ? new long[] {row.getLong(1), Math.max(0, row.getLong(2))} : new long[2];
+                    }
+                }
+            }
+            return held;
+        }, false);
+    }
+
     @Override
     public void close() {
         connections.close();
@@ -431,12 +453,17 @@ public final class JdbcAdmissionStore implements AdmissionStore {
         final String charge;
         final String sweepAll;
         final String cleanup;
+        final String readBudget;
 
         Statements(BudgetSchema schema) {
             String counter = schema.counter();
             String request = schema.request();
             String reservation = schema.reservation();
             String keys = "unnest(?::text[], ?::text[], ?::bigint[])";
+            readBudget = "SELECT c.spent, c.reserved - COALESCE((SELECT SUM(r.amount) FROM " + reservation + " AS r"
+                    + " WHERE r.budget_id = c.budget_id AND r.model = c.model AND r.period_start = c.period_start"
+                    + " AND r.lease_end <= ?), 0) FROM " + counter + " AS c"
+                    + " WHERE c.budget_id = ? AND c.model = ? AND c.period_start = ?";
             insertRequest = "INSERT INTO " + request + " (request_id, state, lease_end) VALUES (?, ?, ?) ON CONFLICT DO NOTHING";
             lockRequest = "SELECT state FROM " + request + " WHERE request_id = ? FOR UPDATE";
             updateRequest = "UPDATE " + request + " SET state = ? WHERE request_id = ?";

@@ -90,6 +90,16 @@ final class CounterCell {
         return stored;
     }
 
+    /** {@code {spent, reserved}} micro-dollars of a field now, leaving out reservations whose lease ended. */
+    long[] money(String field, long now) {
+        long[] live = current.get(field);
+        if (live == null) {
+            return new long[2];
+        }
+        long expired = reservations == null ? 0 : reservations.expiredBy(now);
+        return new long[] {live[MICROS], Math.max(0, live[RESERVED] - expired)};
+    }
+
     /** The live window's counts of a field, created on first use. */
     long[] live(String field) {
         return current.computeIfAbsent(field, f -> new long[FIGURES]);

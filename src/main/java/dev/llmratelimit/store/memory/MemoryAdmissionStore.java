@@ -235,6 +235,26 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         }
     }
 
+    @Override
+    public long[][] budgets(List<CounterGroup> groups) {
+        long[][] held = new long[groups.size()][];
+        long now = clock.millis();
+        for (int i = 0; i < held.length; i++) {
+            CounterCell cell = cells.get(CellKey.of(groups.get(i)));
+            if (cell == null) {
+                held[i] = new long[2];
+                continue;
+            }
+            cell.lock.lock();
+            try {
+                held[i] = cell.money(field(groups.get(i)), now);
+            } finally {
+                cell.lock.unlock();
+            }
+        }
+        return held;
+    }
+
     private static String field(CounterGroup group) {
         return group.kind() == GroupKind.POOL ? group.member() : "";
     }

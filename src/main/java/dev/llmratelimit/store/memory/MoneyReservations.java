@@ -52,6 +52,18 @@ final class MoneyReservations {
         return expired;
     }
 
+    /** The micro-dollars of reservations whose lease ended at {@code now}, left in place (the next sweep gives them back). */
+    long expiredBy(long now) {
+        long expired = 0;
+        for (Held held : byLeaseEnd) {
+            if (held.leaseEnd() > now) {
+                break;
+            }
+            expired += held.micros();
+        }
+        return expired;
+    }
+
     boolean isEmpty() {
         return byRequest.isEmpty();
     }

@@ -31,6 +31,7 @@ public final class RedisAdmissionStore implements AdmissionStore {
     static final LuaScript ADMIT = LuaScript.fromResources("window.lua", "admit.lua");
     static final LuaScript SETTLE = LuaScript.fromResources("window.lua", "settle.lua");
     static final LuaScript SNAPSHOT = LuaScript.fromResources("window.lua", "snapshot.lua");
+    static final LuaScript BUDGET = LuaScript.fromResources("window.lua", "budget.lua");
     private static final int COUNTS_PER_GROUP = 9;
 
     private final ScriptRunner redis;
@@ -174,6 +175,18 @@ public final class RedisAdmissionStore implements AdmissionStore {
         }
         long windowEnd = read.get(1) < 0 ? Long.MIN_VALUE : read.get(1);
         return ModelCounters.read(model.model().window(), windowEnd, read.get(0), stored, previous);
+    }
+
+    /** One read-only {@code budget.lua} call per budget (each budget lives in its own hash slot). */
+    @Override
+    public long[][] budgets(List<CounterGroup> groups) {
+        long[][] held = new long[groups.size()][];
+        for (int i = 0; i < held.length; i++) {
+            GroupKeys keys = GroupKeys.of(redis.keyPrefix(), groups.get(i));
+            List<Long> read = redis.run(BUDGET, RScript.ReturnType.MULTI, keys.hash(), List.of(keys.hash(), keys.leases()));
+            held[i] = new long[] {read.get(0), read.get(1)};
+        }
+        return held;
     }
 
     /** The key of a model's hash, as the scripts use it. */

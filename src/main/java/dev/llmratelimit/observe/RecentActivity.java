@@ -1,0 +1,123 @@
+package dev.llmratelimit.observe;
+
+import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.DecisionObserver;
+import dev.llmratelimit.engine.Verdict;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * What this instance decided in the last {@value #BUCKETS} x {@value #BUCKET_MILLIS} ms (30
+ * minutes), per configured model, in memory: per 30-second bucket the requests admitted and refused
+ * (by the limit that refused them) and the highest saturation a decision saw. Bounded: one ring of
+ * buckets per model the policy configures (a request for another model is not kept). With several
+ * instances each keeps its own decisions; the saturation is the shared one as this instance saw it.
+ */
+public final class RecentActivity implements DecisionObserver {
+
+    static final int BUCKETS = 60;
+    static final long BUCKET_MILLIS = 30_000;
+
+    private final Clock clock;
+    private final ConcurrentMap<String, Ring> models = new ConcurrentHashMap<>();
+
+    public RecentActivity(Clock clock) {
+        this.clock = clock;
+    }
+
+    /** One bucket as the page shows it. {@code refusedBy}: refusals by limit label, only those that happened. */
+    public record Point(long startMillis, long admitted, long refused, double saturation, Map<String, Long> refusedBy) {
+    }
+
+    @Override
+    public void decided(Admission admission, long elapsedNanos) {
+        if (admission.plan() == null || admission.plan().modelIndex() < 0) {
+            return;                          // no configured model: nothing bounded to keep it under
+        }
+        Admission.Outcome outcome = admission.outcome();
+        boolean refused = outcome == Admission.Outcome.REFUSED;
+        if (!refused && outcome != Admission.Outcome.ADMITTED) {
+            return;
+        }
+        Verdict verdict = admission.verdict();
+        models.computeIfAbsent(admission.model(), m -> new Ring()).add(clock.millis() / BUCKET_MILLIS, refused,
+                refused ? DecisionLabels.limitIndex(admission) : 0, verdict == null ? -1 : verdict.saturation());
+    }
+
+    /** The model's buckets of the last 30 minutes, oldest first, one per bucket (empty ones included). */
+    public List<Point> history(String model) {
+        Ring ring = models.get(model);
+        long now = clock.millis() / BUCKET_MILLIS;
+        List<Point> points = new ArrayList<>(BUCKETS);
+        for (long bucket = now - BUCKETS + 1; bucket <= now; bucket++) {
+            points.add(ring == null ? new Point(bucket * BUCKET_MILLIS, 0, 0, -1, Map.of()) : ring.point(bucket));
+        }
+        return points;
+    }
+
+    /** Refusals by limit label over the buckets that overlap the last {@code millis}. */
+    public Map<String, Long> refusedWithin(String model, long millis) {
+        Map<String, Long> sums = new LinkedHashMap<>();
+        List<Point> points = history(model);
+        long buckets = Math.max(1, Math.min(BUCKETS, (millis + BUCKET_MILLIS - 1) / BUCKET_MILLIS));
+        for (Point point : points.subList(points.size() - (int) buckets, points.size())) {
+            point.refusedBy().forEach((limit, count) -> sums.merge(limit, count, Long::sum));
+        }
+        return sums;
+    }
+
+    /** Forgets models no longer configured. */
+    public void keepOnly(java.util.Set<String> configured) {
+        models.keySet().retainAll(configured);
+    }
+
+    private static final class Ring {
+        private final long[] ids = new long[BUCKETS];
+        private final long[] admitted = new long[BUCKETS];
+        private final long[] refused = new long[BUCKETS];
+        private final double[] saturation = new double[BUCKETS];
+        private final long[][] refusedBy = new long[BUCKETS][DecisionLabels.limitCount()];
+
+        Ring() {
+            java.util.Arrays.fill(ids, Long.MIN_VALUE);
+        }
+
+        synchronized void add(long bucket, boolean wasRefused, int limit, double seen) {
+            int i = (int) Math.floorMod(bucket, (long) BUCKETS);
+            if (ids[i] != bucket) {
+                ids[i] = bucket;
+                admitted[i] = 0;
+                refused[i] = 0;
+                saturation[i] = -1;
+                java.util.Arrays.fill(refusedBy[i], 0);
+            }
+            if (wasRefused) {
+                refused[i]++;
+                refusedBy[i][limit]++;
+            } else {
+                admitted[i]++;
+            }
+            saturation[i] = Math.max(saturation[i], seen);
+        }
+
+        synchronized Point point(long bucket) {
+            int i = (int) Math.floorMod(bucket, (long) BUCKETS);
+            if (ids[i] != bucket) {
+                return new Point(bucket * BUCKET_MILLIS, 0, 0, -1, Map.of());
+            }
+            Map<String, Long> by = new LinkedHashMap<>();
+            for (int limit = 0; limit < refusedBy[i].length; limit++) {
+                if (refusedBy[i][limit] > 0) {
+                    by.put(DecisionLabels.limit(limit), refusedBy[i][limit]);
+                }
+            }
+            return new Point(bucket * BUCKET_MILLIS, admitted[i], refused[i], saturation[i], by);
+        }
+    }
+}
