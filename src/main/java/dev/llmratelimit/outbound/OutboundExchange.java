@@ -47,7 +47,7 @@ public final class OutboundExchange {
         if (provider.isEmpty() || body == null) {
             return Optional.empty();
         }
-        return OutboundRequest.read(body).map(request -> new OutboundExchange(limiter, provider.get().name(), request));
+        return OutboundRequest.read(OutboundRequest.shapeOf(url), body).map(request -> new OutboundExchange(limiter, provider.get().name(), request));
     }
 
     /** The body to send (with {@code include_usage} for a stream). */
@@ -111,9 +111,9 @@ public final class OutboundExchange {
             }
             String type = header.apply("content-type");
             if (request.stream() || (type != null && type.toLowerCase(java.util.Locale.ROOT).startsWith("text/event-stream"))) {
-                return new SseBodyObserver(request.model(), request.usageEventAdded(), usage -> { });
+                return new SseBodyObserver(request.shape(), request.model(), request.usageEventAdded(), usage -> { });
             }
-            return new JsonBodyObserver(usage -> { });
+            return new JsonBodyObserver(request.shape(), usage -> { });
         }
 
         /** Bytes from the provider; what the caller may see goes to {@code downstream}. */
