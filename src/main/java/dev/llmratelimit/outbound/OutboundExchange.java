@@ -64,9 +64,16 @@ public final class OutboundExchange {
         permit = limiter.acquire(provider, request.model(), estimate);
     }
 
-    /** Waits for the call's place without a thread. */
+    /** Waits for the call's place without a thread; cancelling the future before then gives the place back. */
     public CompletableFuture<Void> acquireAsync() {
-        return limiter.acquireAsync(provider, request.model(), estimate).thenAccept(granted -> permit = granted);
+        CompletableFuture<Permit> acquiring = limiter.acquireAsync(provider, request.model(), estimate);
+        CompletableFuture<Void> placed = acquiring.thenAccept(granted -> permit = granted);
+        placed.whenComplete((done, failure) -> {
+            if (placed.isCancelled()) {
+                acquiring.cancel(false);
+            }
+        });
+        return placed;
     }
 
     /** The call failed before any answer came. */

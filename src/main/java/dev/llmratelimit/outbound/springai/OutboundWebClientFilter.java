@@ -19,14 +19,17 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The limiter for Spring's {@code WebClient}, which Spring AI's OpenAI and Anthropic models stream through:
  * {@code webClientBuilder.filter(new OutboundWebClientFilter(limiter))}. The body is read as the client
  * writes it; a call to a governed provider then waits for its place without holding a thread (the
- * connection is open, nothing is sent yet) and goes with its body (with {@code include_usage} for a chat
- * stream). The answer's headers correct the buckets; its body settles the permit as it ends, is cancelled
+ * connection is open, nothing is sent yet; cancelling then gives the place back) and goes with its body
+ * (with {@code include_usage} for a chat stream). The answer's headers correct the buckets; its body settles the permit as it ends, is cancelled
  * or fails, and a 429's body is read at once so its pause applies even if nobody reads it. A refused call
  * fails with {@link dev.llmratelimit.outbound.OutboundLimitException} before anything is sent.
  */
@@ -44,15 +47,33 @@ public final class OutboundWebClientFilter implements ExchangeFilterFunction {
         if (limiter.providerFor(url).isEmpty()) {
             return next.exchange(request);
         }
+        AtomicReference<CompletableFuture<Void>> waiting = new AtomicReference<>();
+        AtomicBoolean answered = new AtomicBoolean();
         AtomicReference<OutboundExchange> governed = new AtomicReference<>();
         ClientRequest limited = ClientRequest.from(request)
-                .body((message, context) -> request.body().insert(new Acquiring(message, url, governed), context))
+                .body((message, context) -> request.body().insert(new Acquiring(message, url, waiting, governed), context))
                 .build();
         return next.exchange(limited)
                 .doOnError(failure -> {
                     OutboundExchange exchange = governed.get();
                     if (exchange != null) {
                         exchange.failed(failure);
+                    }
+                })
+                .doOnNext(response -> answered.set(true))
+                .doOnCancel(() -> {
+                    if (answered.get()) {
+                        return;     // the client cancels the answer's source once it has the answer
+                    }
+                    // the client goes on writing the body when the caller cancels: stop the wait here
+                    CompletableFuture<Void> placing = waiting.get();
+                    if (placing != null) {
+                        placing.cancel(false);
+                    }
+                    // sent, and abandoned before the answer came: the provider may count it
+                    OutboundExchange exchange = governed.get();
+                    if (exchange != null) {
+                        exchange.failed(new CancellationException("The caller cancelled the call"));
                     }
                 })
                 .flatMap(response -> {
@@ -116,11 +137,14 @@ public final class OutboundWebClientFilter implements ExchangeFilterFunction {
     private final class Acquiring extends ClientHttpRequestDecorator {
 
         private final String url;
+        private final AtomicReference<CompletableFuture<Void>> waiting;
         private final AtomicReference<OutboundExchange> governed;
 
-        Acquiring(ClientHttpRequest delegate, String url, AtomicReference<OutboundExchange> governed) {
+        Acquiring(ClientHttpRequest delegate, String url, AtomicReference<CompletableFuture<Void>> waiting,
+                  AtomicReference<OutboundExchange> governed) {
             super(delegate);
             this.url = url;
+            this.waiting = waiting;
             this.governed = governed;
         }
 
@@ -132,7 +156,9 @@ public final class OutboundWebClientFilter implements ExchangeFilterFunction {
                         if (exchange.isEmpty()) {
                             return send(bytes);
                         }
-                        return Mono.fromFuture(exchange.get().acquireAsync()).then(Mono.defer(() -> {
+                        CompletableFuture<Void> placing = exchange.get().acquireAsync();
+                        waiting.set(placing);
+                        return Mono.fromFuture(placing).then(Mono.defer(() -> {
                             governed.set(exchange.get());
                             return send(exchange.get().body());
                         }));
