@@ -16,15 +16,14 @@ import org.springframework.web.reactive.function.client.WebClient;
 
 /**
  * Where Spring AI is present and {@code llm.ratelimit.outbound.*} names a provider (application.yml or
- * any other property source): one {@link OutboundLimiter} bean from those properties (and
- * {@code llm.ratelimit.redis.*} for the redis store), and every {@code RestClient.Builder} and
- * {@code WebClient.Builder} bean, the ones Spring AI's OpenAI and Anthropic models are built from, gets
- * its interceptor or filter. Calls to URLs no provider's {@code base-url} governs pass untouched. An
- * application's own {@code OutboundLimiter} bean replaces the one made here.
+ * any other property source), or the application defines an {@link OutboundLimiter} bean: one limiter bean
+ * from those properties (and {@code llm.ratelimit.redis.*} for the redis store) unless the application has
+ * its own, and every {@code RestClient.Builder} and {@code WebClient.Builder} bean, the ones Spring AI's
+ * OpenAI and Anthropic models are built from, gets its interceptor or filter. Calls to URLs no provider's {@code base-url} governs pass untouched.
  */
 @AutoConfiguration
 @ConditionalOnClass(name = "org.springframework.ai.chat.model.ChatModel")
-@Conditional(OutboundPropertiesCondition.class)
+@Conditional(OutboundLimiterCondition.class)
 public class OutboundLimiterAutoConfiguration {
 
     @Bean(destroyMethod = "close")

@@ -62,9 +62,8 @@ class SpringAiModelsTest {
         openAi = new FakeProvider(1_000_000, 1_000_000, 1.0);
         anthropic = new FakeProvider(1_000_000, 1_000_000, 1.0);
         anthropic.resetsAgainst(CLOCK);
-        // a property names a provider, so the auto-configuration runs (its limiter is replaced by the bean)
-        application = SpringAiApplication.start(openAi, anthropic,
-                Map.of("llm.ratelimit.outbound.unused.rpm", "1"), StandingClockLimiter.class);
+        // no llm.ratelimit.outbound.* property: the application's own limiter turns the hooks on
+        application = SpringAiApplication.start(openAi, anthropic, Map.of(), StandingClockLimiter.class);
     }
 
     @AfterAll
