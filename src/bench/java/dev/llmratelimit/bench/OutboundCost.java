@@ -40,7 +40,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Part 8: the client-side limiter (SPEC 13). Its acquisition cost in memory beside two Bucket4j buckets
+ * Part 8: the client-side limiter. Its acquisition cost in memory beside two Bucket4j buckets
  * (JMH, 1 and 2 threads), its Redis acquisition beside a no-op script, and its accuracy: what a provider
  * that enforces its own limits saw, per second, from four instances at three times its rate, with the
  * limiters set 25 % above the provider's real limits, with and without header feedback.
@@ -53,7 +53,8 @@ final class OutboundCost {
     record Accuracy(String mode, int served, int tooMany, int refusedLocally, long maxPerWindow, double allowed) {
     }
 
-    record Result(List<Jmh> jmh, LatencySamples acquire, LatencySamples noOp, List<Accuracy> accuracy) {
+    record Result(List<Jmh> jmh, LatencySamples acquire, LatencySamples noOp, List<Accuracy> accuracy,
+                  List<OutboundIntegrationCost.Row> integrations) {
     }
 
     static final int PROVIDER_RPM = 600;
@@ -102,7 +103,7 @@ final class OutboundCost {
             client.shutdown();
         }
         List<Accuracy> accuracy = List.of(accuracy(redis, true), accuracy(redis, false));
-        return new Result(jmh, acquire, noOp, accuracy);
+        return new Result(jmh, acquire, noOp, accuracy, new OutboundIntegrationCost(settings).measure());
     }
 
     private Jmh run(String benchmark, int threads) throws RunnerException {
@@ -231,5 +232,6 @@ final class OutboundCost {
         }
         report.table(List.of("limiter", "served", "429 answered", "refused before sending", "max per second", "allowed"),
                 accuracy);
+        OutboundIntegrationCost.write(report, result.integrations());
     }
 }

@@ -47,7 +47,7 @@ public final class OutboundExchange {
         if (provider.isEmpty() || body == null) {
             return Optional.empty();
         }
-        return OutboundRequest.read(body).map(request -> new OutboundExchange(limiter, provider.get().name(), request));
+        return OutboundRequest.read(OutboundRequest.shapeOf(url), body).map(request -> new OutboundExchange(limiter, provider.get().name(), request));
     }
 
     /** The body to send (with {@code include_usage} for a stream). */
@@ -64,9 +64,16 @@ public final class OutboundExchange {
         permit = limiter.acquire(provider, request.model(), estimate);
     }
 
-    /** Waits for the call's place without a thread. */
+    /** Waits for the call's place without a thread; cancelling the future before then gives the place back. */
     public CompletableFuture<Void> acquireAsync() {
-        return limiter.acquireAsync(provider, request.model(), estimate).thenAccept(granted -> permit = granted);
+        CompletableFuture<Permit> acquiring = limiter.acquireAsync(provider, request.model(), estimate);
+        CompletableFuture<Void> placed = acquiring.thenAccept(granted -> permit = granted);
+        placed.whenComplete((done, failure) -> {
+            if (placed.isCancelled()) {
+                acquiring.cancel(false);
+            }
+        });
+        return placed;
     }
 
     /** The call failed before any answer came. */
@@ -111,9 +118,9 @@ public final class OutboundExchange {
             }
             String type = header.apply("content-type");
             if (request.stream() || (type != null && type.toLowerCase(java.util.Locale.ROOT).startsWith("text/event-stream"))) {
-                return new SseBodyObserver(request.model(), request.usageEventAdded(), usage -> { });
+                return new SseBodyObserver(request.shape(), request.model(), request.usageEventAdded(), usage -> { });
             }
-            return new JsonBodyObserver(usage -> { });
+            return new JsonBodyObserver(request.shape(), usage -> { });
         }
 
         /** Bytes from the provider; what the caller may see goes to {@code downstream}. */

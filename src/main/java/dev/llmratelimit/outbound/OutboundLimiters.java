@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Reads {@code llm.ratelimit.outbound.<provider>.*} (SPEC 13) into an {@link OutboundLimiter}; providers on
+ * Reads {@code llm.ratelimit.outbound.<provider>.*} into an {@link OutboundLimiter}; providers on
  * the redis store reach Redis through {@code llm.ratelimit.redis.*}, the settings the filter uses. Every
  * invalid value fails here, with a message naming the property.
  */

@@ -10,6 +10,8 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,12 +22,20 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 
 /**
- * A local OpenAI-like provider at {@code /v1/chat/completions} with real limits: two token buckets (requests
- * and tokens) of {@code burst} x one minute of its RPM and TPM, refilled continuously, as OpenAI's are. It
- * answers 429 with {@code retry-after-ms} and {@code x-ratelimit-*} headers past its limits, and 200 with
- * the headers and a usage of {@value #PROMPT_TOKENS} prompt tokens and half of {@code max_tokens}
- * (default 20) completion tokens otherwise, as JSON or as an event stream (with the usage event when
- * asked for). It records every request it sees, per window, and every body.
+ * A local provider with real limits: two token buckets (requests and tokens) of {@code burst} x one minute
+ * of its RPM and TPM, refilled continuously, as OpenAI's and Anthropic's are, shared by its endpoints:
+ * <ul>
+ *   <li>OpenAI {@code /v1/chat/completions}: 429 with {@code retry-after-ms} and {@code x-ratelimit-*}
+ *       headers past its limits, else 200 with the headers and a usage of {@value #PROMPT_TOKENS} prompt
+ *       tokens and half of {@code max_tokens} (default 20) completion tokens, as JSON or as an event stream
+ *       (with the usage event when asked for);</li>
+ *   <li>OpenAI {@code /v1/embeddings}: {@value #EMBEDDING_TOKENS_PER_INPUT} prompt token per input;</li>
+ *   <li>Anthropic {@code /v1/messages}: the same figures as {@code input_tokens} and {@code output_tokens},
+ *       with {@code anthropic-ratelimit-*} headers (RFC 3339 resets), and 429 with {@code retry-after} in
+ *       whole seconds and a {@code rate_limit_error}; a stream carries the usage in {@code message_start}
+ *       and {@code message_delta}.</li>
+ * </ul>
+ * It records every request it sees, per window, and every body.
  */
 public final class FakeProvider implements AutoCloseable {
 
@@ -34,7 +44,9 @@ public final class FakeProvider implements AutoCloseable {
     public static final String CHAT = "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":40}";
     /** The same, streamed, without asking for usage. */
     public static final String STREAM = "{\"model\":\"gpt-4o\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}],\"max_tokens\":40}";
-    /** The {@code retry-after-ms} of a scripted 429. */
+    /** What an embeddings call costs per string of its input. */
+    public static final int EMBEDDING_TOKENS_PER_INPUT = 1;
+    /** The {@code retry-after-ms} of a scripted 429 (Anthropic's {@code retry-after}: the same in seconds). */
     public static final long SCRIPTED_RETRY_MILLIS = 2_000;
     private static final JsonFactory JSON = new JsonFactory();
 
@@ -55,6 +67,7 @@ public final class FakeProvider implements AutoCloseable {
     private final AtomicInteger served = new AtomicInteger();
     private final ConcurrentLinkedQueue<String> bodies = new ConcurrentLinkedQueue<>();
     private final ConcurrentLinkedQueue<String> scripted = new ConcurrentLinkedQueue<>();
+    private volatile Clock wallClock = Clock.systemUTC();
 
     /**
      * @param burst       each bucket's capacity in minutes of refill (OpenAI: 1; tests: a fraction, to run in seconds)
@@ -73,7 +86,9 @@ public final class FakeProvider implements AutoCloseable {
         this.updatedAt = start;
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 200);
         server.setExecutor(Executors.newFixedThreadPool(16));
-        server.createContext("/v1/chat/completions", this::handle);
+        server.createContext("/v1/chat/completions", exchange -> handle(exchange, Api.CHAT));
+        server.createContext("/v1/embeddings", exchange -> handle(exchange, Api.EMBEDDINGS));
+        server.createContext("/v1/messages", exchange -> handle(exchange, Api.MESSAGES));
         server.start();
     }
 
@@ -88,6 +103,11 @@ public final class FakeProvider implements AutoCloseable {
     /** The next answers, in order, instead of the limits' own: "429" (rate limit) or "quota" (insufficient_quota). */
     public void script(String... answers) {
         scripted.addAll(List.of(answers));
+    }
+
+    /** The clock Anthropic's reset instants are written on: the limiter's, when a test moves its clock. */
+    public void resetsAgainst(Clock clock) {
+        this.wallClock = clock;
     }
 
     /** Spends capacity as another client of the same account would: the limiter cannot see it. */
@@ -115,7 +135,9 @@ public final class FakeProvider implements AutoCloseable {
         return windows;
     }
 
-    private void handle(HttpExchange exchange) throws IOException {
+    private enum Api { CHAT, EMBEDDINGS, MESSAGES }
+
+    private void handle(HttpExchange exchange, Api api) throws IOException {
         try (exchange) {
             byte[] body = exchange.getRequestBody().readAllBytes();
             String text = new String(body, StandardCharsets.UTF_8);
@@ -128,8 +150,9 @@ public final class FakeProvider implements AutoCloseable {
                         + "\"type\":\"insufficient_quota\",\"param\":null,\"code\":\"insufficient_quota\"}}");
                 return;
             }
-            long completion = request.maxTokens / 2;
-            long cost = PROMPT_TOKENS + completion;
+            long prompt = api == Api.EMBEDDINGS ? (long) EMBEDDING_TOKENS_PER_INPUT * request.inputs : PROMPT_TOKENS;
+            long completion = api == Api.EMBEDDINGS ? 0 : request.maxTokens / 2;
+            long cost = prompt + completion;
             boolean admitted;
             long remainingRequests;
             long remainingTokens;
@@ -148,24 +171,42 @@ public final class FakeProvider implements AutoCloseable {
                 remainingTokens = (long) Math.max(0, Math.floor(tokens));
                 retryMillis = "429".equals(answer) ? SCRIPTED_RETRY_MILLIS : (long) Math.ceil(Math.max((1 - requests) / requestsPerNano, (cost - tokens) / tokensPerNano) / 1e6);
             }
-            headers(exchange, remainingRequests, remainingTokens);
+            if (api == Api.MESSAGES) {
+                anthropicHeaders(exchange, remainingRequests, remainingTokens);
+            } else {
+                headers(exchange, remainingRequests, remainingTokens);
+            }
             if (!admitted) {
                 tooMany.incrementAndGet();
-                exchange.getResponseHeaders().set("retry-after-ms", Long.toString(Math.max(1, retryMillis)));
-                send(exchange, 429, "application/json", "{\"error\":{\"message\":\"Rate limit reached\","
-                        + "\"type\":\"requests\",\"param\":null,\"code\":\"rate_limit_exceeded\"}}");
+                if (api == Api.MESSAGES) {
+                    exchange.getResponseHeaders().set("retry-after", Long.toString(Math.max(1, (retryMillis + 999) / 1000)));
+                    send(exchange, 429, "application/json", "{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\","
+                            + "\"message\":\"Number of requests has exceeded your rate limit\"}}");
+                } else {
+                    exchange.getResponseHeaders().set("retry-after-ms", Long.toString(Math.max(1, retryMillis)));
+                    send(exchange, 429, "application/json", "{\"error\":{\"message\":\"Rate limit reached\","
+                            + "\"type\":\"requests\",\"param\":null,\"code\":\"rate_limit_exceeded\"}}");
+                }
                 return;
             }
             served.incrementAndGet();
-            String usage = "{\"prompt_tokens\":" + PROMPT_TOKENS + ",\"completion_tokens\":" + completion
-                    + ",\"total_tokens\":" + cost + "}";
-            if (request.stream) {
-                stream(exchange, request, usage);
-            } else {
-                send(exchange, 200, "application/json", "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\","
-                        + "\"created\":1,\"model\":\"" + request.model + "\",\"choices\":[{\"index\":0,\"message\":"
-                        + "{\"role\":\"assistant\",\"content\":\"hello\"},\"finish_reason\":\"stop\"}],\"usage\":" + usage + "}");
+            switch (api) {
+                case CHAT -> chat(exchange, request, prompt, completion);
+                case EMBEDDINGS -> send(exchange, 200, "application/json", embeddings(request, prompt));
+                case MESSAGES -> messages(exchange, request, prompt, completion);
             }
+        }
+    }
+
+    private void chat(HttpExchange exchange, Request request, long prompt, long completion) throws IOException {
+        String usage = "{\"prompt_tokens\":" + prompt + ",\"completion_tokens\":" + completion
+                + ",\"total_tokens\":" + (prompt + completion) + "}";
+        if (request.stream) {
+            stream(exchange, request, usage);
+        } else {
+            send(exchange, 200, "application/json", "{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\","
+                    + "\"created\":1,\"model\":\"" + request.model + "\",\"choices\":[{\"index\":0,\"message\":"
+                    + "{\"role\":\"assistant\",\"content\":\"hello\"},\"finish_reason\":\"stop\"}],\"usage\":" + usage + "}");
         }
     }
 
@@ -187,6 +228,48 @@ public final class FakeProvider implements AutoCloseable {
         }
     }
 
+    private static String embeddings(Request request, long prompt) {
+        StringBuilder data = new StringBuilder();
+        for (int i = 0; i < request.inputs; i++) {
+            data.append(i == 0 ? "" : ",").append("{\"object\":\"embedding\",\"index\":").append(i)
+                    .append(",\"embedding\":[0.25,0.5,0.75]}");
+        }
+        return "{\"object\":\"list\",\"data\":[" + data + "],\"model\":\"" + request.model
+                + "\",\"usage\":{\"prompt_tokens\":" + prompt + ",\"total_tokens\":" + prompt + "}}";
+    }
+
+    private void messages(HttpExchange exchange, Request request, long prompt, long completion) throws IOException {
+        if (!request.stream) {
+            send(exchange, 200, "application/json", "{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\","
+                    + "\"model\":\"" + request.model + "\",\"content\":[{\"type\":\"text\",\"text\":\"hello\"}],"
+                    + "\"stop_reason\":\"end_turn\",\"stop_sequence\":null,"
+                    + "\"usage\":{\"input_tokens\":" + prompt + ",\"output_tokens\":" + completion + "}}");
+            return;
+        }
+        exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
+        exchange.sendResponseHeaders(200, 0);
+        try (OutputStream out = exchange.getResponseBody()) {
+            event(out, "message_start", "{\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\","
+                    + "\"role\":\"assistant\",\"model\":\"" + request.model + "\",\"content\":[],\"stop_reason\":null,"
+                    + "\"stop_sequence\":null,\"usage\":{\"input_tokens\":" + prompt + ",\"output_tokens\":1}}}");
+            event(out, "content_block_start", "{\"type\":\"content_block_start\",\"index\":0,"
+                    + "\"content_block\":{\"type\":\"text\",\"text\":\"\"}}");
+            for (int i = 0; i < 3; i++) {
+                event(out, "content_block_delta", "{\"type\":\"content_block_delta\",\"index\":0,"
+                        + "\"delta\":{\"type\":\"text_delta\",\"text\":\"word \"}}");
+            }
+            event(out, "content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}");
+            event(out, "message_delta", "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\","
+                    + "\"stop_sequence\":null},\"usage\":{\"output_tokens\":" + completion + "}}");
+            event(out, "message_stop", "{\"type\":\"message_stop\"}");
+        }
+    }
+
+    private static void event(OutputStream out, String name, String data) throws IOException {
+        out.write(("event: " + name + "\ndata: " + data + "\n\n").getBytes(StandardCharsets.UTF_8));
+        out.flush();
+    }
+
     private void headers(HttpExchange exchange, long remainingRequests, long remainingTokens) {
         var headers = exchange.getResponseHeaders();
         headers.set("x-ratelimit-limit-requests", Long.toString((long) requestCapacity));
@@ -195,6 +278,19 @@ public final class FakeProvider implements AutoCloseable {
         headers.set("x-ratelimit-limit-tokens", Long.toString((long) tokenCapacity));
         headers.set("x-ratelimit-remaining-tokens", Long.toString(remainingTokens));
         headers.set("x-ratelimit-reset-tokens", goDuration((tokenCapacity - remainingTokens) / tokensPerNano));
+    }
+
+    private void anthropicHeaders(HttpExchange exchange, long remainingRequests, long remainingTokens) {
+        var headers = exchange.getResponseHeaders();
+        Instant now = wallClock.instant();
+        headers.set("anthropic-ratelimit-requests-limit", Long.toString((long) requestCapacity));
+        headers.set("anthropic-ratelimit-requests-remaining", Long.toString(remainingRequests));
+        headers.set("anthropic-ratelimit-requests-reset",
+                now.plusNanos((long) ((requestCapacity - remainingRequests) / requestsPerNano)).toString());
+        headers.set("anthropic-ratelimit-tokens-limit", Long.toString((long) tokenCapacity));
+        headers.set("anthropic-ratelimit-tokens-remaining", Long.toString(remainingTokens));
+        headers.set("anthropic-ratelimit-tokens-reset",
+                now.plusNanos((long) ((tokenCapacity - remainingTokens) / tokensPerNano)).toString());
     }
 
     /** As Go prints a duration: {@code 1m0.5s}, {@code 12ms}, {@code 0s}. */
@@ -235,12 +331,14 @@ public final class FakeProvider implements AutoCloseable {
         ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
     }
 
-    private record Request(String model, boolean stream, boolean includeUsage, long maxTokens) {
+    /** @param inputs the strings of an embeddings input */
+    private record Request(String model, boolean stream, boolean includeUsage, long maxTokens, int inputs) {
         static Request parse(byte[] body) throws IOException {
             String model = "";
             boolean stream = false;
             boolean includeUsage = false;
             long maxTokens = 20;
+            int inputs = 0;
             try (JsonParser p = JSON.createParser(body)) {
                 p.nextToken();
                 while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -256,11 +354,21 @@ public final class FakeProvider implements AutoCloseable {
                                 includeUsage |= p.nextToken() == JsonToken.VALUE_TRUE && option.equals("include_usage");
                             }
                         }
+                        case "input" -> {
+                            if (value == JsonToken.START_ARRAY) {
+                                while (p.nextToken() != JsonToken.END_ARRAY) {
+                                    inputs++;
+                                    p.skipChildren();
+                                }
+                            } else {
+                                inputs = 1;
+                            }
+                        }
                         default -> p.skipChildren();
                     }
                 }
             }
-            return new Request(model, stream, includeUsage, maxTokens);
+            return new Request(model, stream, includeUsage, maxTokens, inputs);
         }
     }
 }
