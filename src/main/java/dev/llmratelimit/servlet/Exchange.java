@@ -2,9 +2,9 @@ package dev.llmratelimit.servlet;
 
 import dev.llmratelimit.chat.ChatRequest;
 import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.CallEnding;
 import dev.llmratelimit.engine.ThrottledLog;
 import dev.llmratelimit.usage.RequestPromptTokens;
-import dev.llmratelimit.usage.ResponseBodyObserver;
 import dev.llmratelimit.usage.TokenCounter;
 import dev.llmratelimit.usage.Usage;
 import jakarta.servlet.AsyncEvent;
@@ -40,7 +40,7 @@ final class Exchange implements AsyncListener {
         this.request = request;
         this.requestBody = requestBody;
         this.response = new UsageCapturingResponse(response, request.model(), request.shape(), stripUsageEvent,
-                admission::complete);
+                usage -> CallEnding.reported(usage).settle(admission));
     }
 
     UsageCapturingResponse response() {
@@ -60,45 +60,30 @@ final class Exchange implements AsyncListener {
         try {
             settle(failure);
         } catch (RuntimeException e) {
-            FINISH_FAILURES.log("Could not settle the usage of a rate-limited request", e);
-            admission.abort();
+            FINISH_FAILURES.log("Could not settle the usage of a rate-limited request; its reservation is kept", e);
+            CallEnding.withoutUsage(0, 0).settle(admission);
         }
         afterFinish.run();
     }
 
     private void settle(Throwable failure) {
-        ResponseBodyObserver observer = response.observerIfWritten();
         int status = response.getStatus();
-        if (observer == null || status < 200 || status >= 300) {
-            admission.abort();
-            return;
-        }
-        Usage usage = observer.usage();
-        if (usage != null) {
-            if (usage.isImplausible()) {
-                IMPLAUSIBLE_USAGE.log("A chat-completion response reported implausible usage (a figure of "
-                        + Usage.MAX_TOKENS + " tokens or more); counted as " + Usage.MAX_TOKENS, null);
-            }
-            admission.complete(usage);
-        } else if (observer.isStream()) {
-            admission.charge(chargeForCutStream(observer));
-        } else if (failure == null && !response.hasClientFailed()) {
+        CallEnding ending = CallEnding.ofBody(status >= 200 && status < 300, response.observerIfWritten(),
+                response.bytesWritten(), this::promptTokens);
+        if (ending.kind() == CallEnding.Kind.REPORTED_USAGE && ending.usage().isImplausible()) {
+            IMPLAUSIBLE_USAGE.log("A chat-completion response reported implausible usage (a figure of "
+                    + Usage.MAX_TOKENS + " tokens or more); counted as " + Usage.MAX_TOKENS, null);
+        } else if (ending.kind() == CallEnding.Kind.STARTED_WITHOUT_USAGE && failure == null && !response.hasClientFailed()) {
             MISSING_USAGE.log("A 2xx " + request.shape().configName() + " response carried no usable usage; "
-                    + "no tokens recorded beyond a reservation", null);
-            admission.completeWithoutUsage();
-        } else {
-            admission.abort();
+                    + "charged its prompt and written output, at least what was reserved", null);
         }
+        ending.settle(admission);
     }
 
-    /**
-     * A stream that ended without usage still costs its prompt and what it streamed (SPEC section 3);
-     * the prompt count is bounded like the reservation's ({@link TokenCounter#promptTokens}).
-     */
-    private Usage chargeForCutStream(ResponseBodyObserver observer) {
-        TokenCounter counter = TokenCounter.forModel(request.model());
-        return new Usage(RequestPromptTokens.count(counter, request.shape(), requestBody, requestBody.length),
-                observer.streamedCompletionTokens(), 0);
+    /** The request's prompt, for an answer without usage; bounded like the reservation's ({@link TokenCounter#promptTokens}). */
+    private long promptTokens() {
+        return RequestPromptTokens.count(TokenCounter.forModel(request.model()), request.shape(), requestBody,
+                requestBody.length);
     }
 
     @Override

@@ -40,6 +40,9 @@ public final class WaitRoom implements AutoCloseable {
 
         /** The wait is over without capacity: answer the refusal the request would have had. */
         void expire();
+
+        /** Deciding it again failed (a bug, not a refusal): its entry point's {@code on-internal-error} answers it. */
+        void fail(RuntimeException failure);
     }
 
     /**
@@ -107,15 +110,28 @@ public final class WaitRoom implements AutoCloseable {
      * The first decision again comes at the latest after the poll interval.
      */
     public Ticket enter(Waiter waiter, long clearsInMillis) {
+        Ticket ticket = ticketFor(waiter);
+        return enter(ticket, clearsInMillis) ? ticket : null;
+    }
+
+    /**
+     * A place for this waiter that is not in the room yet: a waiter that must know its ticket before
+     * any pass can decide it takes the ticket first, then {@link #enter(Ticket, long) enters} with it.
+     */
+    public Ticket ticketFor(Waiter waiter) {
+        return new Ticket(waiter, arrivals.incrementAndGet());
+    }
+
+    /** Puts the ticket in the room; {@code false} when the room is full. */
+    public boolean enter(Ticket ticket, long clearsInMillis) {
         if (size.incrementAndGet() > maxWaiters) {
             size.decrementAndGet();
-            return null;
+            return false;
         }
-        Ticket ticket = new Ticket(waiter, arrivals.incrementAndGet());
         waiting.add(ticket);
         long now = clock.millis();
-        schedule(Math.min(waiter.deadlineMillis(), now + Math.max(0, Math.min(clearsInMillis, pollMillis))));
-        return ticket;
+        schedule(Math.min(ticket.waiter.deadlineMillis(), now + Math.max(0, Math.min(clearsInMillis, pollMillis))));
+        return true;
     }
 
     /** Capacity may have changed (a request of this instance finished): decide the waiters again soon. */
@@ -168,9 +184,8 @@ public final class WaitRoom implements AutoCloseable {
         try {
             refusal = ticket.waiter.attempt();
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "A waiting request could not be decided again; it gets its refusal", e);
             if (take(ticket)) {
-                run(ticket.waiter::expire);
+                run(() -> ticket.waiter.fail(e));
             }
             return null;
         }

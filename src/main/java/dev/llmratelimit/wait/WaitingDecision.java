@@ -37,26 +37,29 @@ public final class WaitingDecision<D> implements WaitRoom.Waiter {
     private final long deadline;
     private final CompletableFuture<D> outcome = new CompletableFuture<>();
     private volatile D lastRefusal;
-    private volatile WaitRoom.Ticket ticket;
+    private final WaitRoom.Ticket ticket;
 
-    private WaitingDecision(D refusal, Decider<D> decider, int rank, Clock clock, long maxWaitMillis) {
+    private WaitingDecision(WaitRoom room, D refusal, Decider<D> decider, int rank, Clock clock, long maxWaitMillis) {
         this.lastRefusal = refusal;
         this.decider = decider;
         this.rank = rank;
         this.clock = clock;
         this.startedAt = clock.millis();
         this.deadline = startedAt + maxWaitMillis;
+        this.ticket = room.ticketFor(this);      // known before any pass can decide this waiter
     }
 
     /** Enters the room with a refused decision; {@code null} when the room is full. */
     public static <D> WaitingDecision<D> enter(WaitRoom room, D refusal, Decider<D> decider, int rank, Clock clock,
                                                long maxWaitMillis) {
-        WaitingDecision<D> waiting = new WaitingDecision<>(refusal, decider, rank, clock, maxWaitMillis);
-        waiting.ticket = room.enter(waiting, decider.clearsInMillis(refusal));
-        return waiting.ticket == null ? null : waiting;
+        WaitingDecision<D> waiting = new WaitingDecision<>(room, refusal, decider, rank, clock, maxWaitMillis);
+        return room.enter(waiting.ticket, decider.clearsInMillis(refusal)) ? waiting : null;
     }
 
-    /** Completes with an admitting decision, or with the last refusal when the wait is over; cancelled when left. */
+    /**
+     * Completes with an admitting decision, or with the last refusal when the wait is over; cancelled
+     * when left; completed exceptionally with the failure when deciding again failed.
+     */
     public CompletableFuture<D> outcome() {
         return outcome;
     }
@@ -108,5 +111,11 @@ public final class WaitingDecision<D> implements WaitRoom.Waiter {
     public void expire() {
         ticket.leave();
         outcome.complete(lastRefusal);
+    }
+
+    @Override
+    public void fail(RuntimeException failure) {
+        ticket.leave();
+        outcome.completeExceptionally(failure);
     }
 }
