@@ -49,10 +49,10 @@ public record WaitPolicy(Map<String, Map<String, Duration>> maxWait, int maxWait
     /**
      * The rank of a pool of one model among waiters, smaller first: the pools named in
      * {@code priority-order} in that order, then the other priorities by share (larger first), the
-     * default pool last.
+     * default pool last, as is a request for a model that is not configured ({@code model} null).
      */
     public int rank(ModelPolicy model, String pool) {
-        if (pool.equals(ModelPolicy.DEFAULT_POOL)) {
+        if (model == null || pool.equals(ModelPolicy.DEFAULT_POOL)) {
             return Integer.MAX_VALUE;
         }
         int listed = priorityOrder.indexOf(pool);
