@@ -1,6 +1,7 @@
 package dev.llmratelimit.config;
 
 import dev.llmratelimit.http.ErrorStyle;
+import dev.llmratelimit.policy.ByteSizes;
 import dev.llmratelimit.policy.InternalErrorMode;
 import dev.llmratelimit.policy.PolicyException;
 import dev.llmratelimit.policy.PolicyParser;

@@ -89,7 +89,8 @@ public final class RateLimitRuntime implements AutoCloseable {
         if (waiting == null || !waiting.waits() || configuration.policy().mode() == EnforcementMode.SHADOW) {
             return null;
         }
-        return new WaitRoom(Clock.systemUTC(), waiting.maxWaiters(), waiting.pollInterval());
+        return new WaitRoom(Clock.systemUTC(), new WaitRoom.Capacity(waiting.maxWaiters(), waiting.maxWaitingBytes(),
+                waiting.maxWaitersPerCaller()), waiting.pollInterval());
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.llmratelimit.interceptor;
 import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.CallEnding;
+import dev.llmratelimit.identity.Caller;
 import dev.llmratelimit.wait.AdmissionDecider;
 import dev.llmratelimit.wait.WaitRoom;
 import dev.llmratelimit.wait.WaitingDecision;
@@ -26,8 +27,9 @@ final class CapacityWait {
     }
 
     /** The wait of a refused call, or {@code null} when it cannot wait (not refused by a limit, no wait configured, room full). */
-    static WaitingDecision<Admission> enter(RateLimitRuntime runtime, String model, Admission refusal,
+    static WaitingDecision<Admission> enter(RateLimitRuntime runtime, ChatCall call, Caller caller, Admission refusal,
                                             Supplier<Admission> decideAgain) {
+        String model = call.model();
         WaitRoom room = runtime.waitRoom();
         if (room == null || refusal.outcome() != Admission.Outcome.REFUSED) {
             return null;
@@ -38,7 +40,8 @@ final class CapacityWait {
             return null;
         }
         int rank = runtime.waitPolicy().rank(runtime.limiter().policy().model(model), pool);
-        return WaitingDecision.enter(room, refusal, new AdmissionDecider(decideAgain), rank, runtime.clock(), maxWait);
+        return WaitingDecision.enter(room, refusal, new AdmissionDecider(decideAgain), rank, runtime.clock(), maxWait,
+                call.body() == null ? 0 : call.body().length, caller.principal() == null ? "" : caller.principal());
     }
 
     /**

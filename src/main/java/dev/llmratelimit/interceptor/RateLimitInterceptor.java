@@ -115,7 +115,7 @@ public class RateLimitInterceptor {
         if (admission.permitsCall()) {
             return new Decided(admission, null, call);
         }
-        WaitingDecision<Admission> waiting = CapacityWait.enter(runtime, call.model(), admission, decide);
+        WaitingDecision<Admission> waiting = CapacityWait.enter(runtime, call, caller, admission, decide);
         if (waiting == null) {
             throw RateLimitRefusalException.of(admission, runtime.settings().errorStyle());
         }

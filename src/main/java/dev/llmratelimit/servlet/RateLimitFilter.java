@@ -154,7 +154,7 @@ public class RateLimitFilter implements Filter {
             ModelChooser chooser = new ModelChooser(runtime, caller, chat, body);
             choice = chooser.choose();
             if (!choice.permitsCall()) {
-                if (!waitForCapacity(request, response, choice, chat, body, chooser)) {
+                if (!waitForCapacity(request, response, choice, chat, body, chooser, caller)) {
                     refuse(response, choice.admission(), shape);
                 }
                 return;
@@ -208,7 +208,7 @@ public class RateLimitFilter implements Filter {
      * {@code false} when it cannot wait and is to be refused now.
      */
     private boolean waitForCapacity(HttpServletRequest request, HttpServletResponse response, ModelChoice refusal,
-                                    ChatRequest chat, byte[] body, ModelChooser chooser)
+                                    ChatRequest chat, byte[] body, ModelChooser chooser, Caller caller)
             throws IOException {
         Admission admission = refusal.admission();
         WaitRoom room = runtime.waitRoom();
@@ -221,7 +221,8 @@ public class RateLimitFilter implements Filter {
             return false;
         }
         int rank = runtime.waitPolicy().rank(runtime.limiter().policy().model(chat.model()), pool);
-        WaitingRequest.start(room, request, response, chat, body, refusal, chooser::choose, rank, runtime.clock(), maxWait,
+        WaitingRequest.start(room, request, response, chat, body, refusal, chooser::choose,
+                new WaitingRequest.Place(rank, maxWait, WaitingRequest.waiterOf(caller)), runtime.clock(),
                 runtime.settings().errorStyle(), failure -> InternalFailures.failOpen(runtime,
                         InternalFailures.EntryPoint.WAIT_ROOM, failure));
         return true;

@@ -4,6 +4,7 @@ import dev.llmratelimit.chat.ChatRequest;
 import dev.llmratelimit.engine.CallEnding;
 import dev.llmratelimit.http.ErrorResponse;
 import dev.llmratelimit.http.ErrorStyle;
+import dev.llmratelimit.identity.Caller;
 import dev.llmratelimit.usage.EndpointShape;
 import dev.llmratelimit.wait.WaitRoom;
 import dev.llmratelimit.wait.WaitingDecision;
@@ -47,6 +48,18 @@ final class WaitingRequest implements AsyncListener {
     record Resumed(ModelChoice choice, ChatRequest chat, byte[] body, long waitedMillis) {
     }
 
+    /**
+     * Where a request waits: its rank, how long at most, and whose request it is in the room's
+     * share per caller ({@link #waiterOf}).
+     */
+    record Place(int rank, long maxWaitMillis, Object caller) {
+    }
+
+    /** The caller a waiter counts for: the principal's name; every anonymous request is one caller. */
+    static Object waiterOf(Caller caller) {
+        return caller.principal() == null ? "" : caller.principal();
+    }
+
     private final HttpServletRequest request;
     private final HttpServletResponse response;
     private final AsyncContext async;
@@ -66,17 +79,19 @@ final class WaitingRequest implements AsyncListener {
     }
 
     /**
-     * Puts the refused request in the room, or answers its refusal at once when the room is full.
+     * Puts the refused request in the room, or answers its refusal at once when it does not fit (the
+     * room's waiters, the bytes of their bodies, or this caller's share).
      *
      * @param failOpen reports a failure to decide the request again and says whether it then goes on
      *                 unlimited ({@code on-internal-error})
      */
     static void start(WaitRoom room, HttpServletRequest request, HttpServletResponse response, ChatRequest chat,
-                      byte[] body, ModelChoice refusal, Supplier<ModelChoice> decideAgain, int rank,
-                      Clock clock, long maxWaitMillis, ErrorStyle style, Predicate<RuntimeException> failOpen)
+                      byte[] body, ModelChoice refusal, Supplier<ModelChoice> decideAgain, Place place,
+                      Clock clock, ErrorStyle style, Predicate<RuntimeException> failOpen)
             throws IOException {
+        long maxWaitMillis = place.maxWaitMillis();
         WaitingDecision<ModelChoice> decision = WaitingDecision.enter(room, refusal, new ChoiceDecider(decideAgain),
-                rank, clock, maxWaitMillis);
+                place.rank(), clock, maxWaitMillis, body.length, place.caller());
         if (decision == null) {
             JsonErrors.write(response, ErrorResponse.refusal(refusal.admission(), style).forShape(chat.shape()));
             return;

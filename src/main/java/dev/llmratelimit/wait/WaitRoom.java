@@ -11,7 +11,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -43,6 +42,28 @@ public final class WaitRoom implements AutoCloseable {
 
         /** Deciding it again failed (a bug, not a refusal): its entry point's {@code on-internal-error} answers it. */
         void fail(RuntimeException failure);
+
+        /** The bytes it holds while it waits (its request body), counted against {@link Capacity#maxBytes()}. */
+        default long bytes() {
+            return 0;
+        }
+
+        /** Whose request it is, counted against {@link Capacity#maxPerCaller()}; {@code null}: nobody's in particular. */
+        default Object caller() {
+            return null;
+        }
+    }
+
+    /**
+     * What the room holds at most: waiters, bytes of their request bodies, waiters of one caller.
+     * A request that does not fit gets the refusal it would have had, at once.
+     */
+    public record Capacity(int maxWaiters, long maxBytes, int maxPerCaller) {
+
+        /** Only a number of waiters; bytes and callers unbounded. */
+        public static Capacity of(int maxWaiters) {
+            return new Capacity(maxWaiters, Long.MAX_VALUE, Integer.MAX_VALUE);
+        }
     }
 
     /**
@@ -66,9 +87,7 @@ public final class WaitRoom implements AutoCloseable {
 
         /** Leaves the room; no effect once the waiter was admitted or expired. */
         public void leave() {
-            if (waiting.remove(this)) {
-                size.decrementAndGet();
-            }
+            take(this);
         }
 
         @Override
@@ -79,18 +98,22 @@ public final class WaitRoom implements AutoCloseable {
     }
 
     private final Clock clock;
-    private final int maxWaiters;
+    private final Occupancy occupancy;
     private final long pollMillis;
     private final ScheduledExecutorService timer;
     private final ConcurrentSkipListSet<Ticket> waiting = new ConcurrentSkipListSet<>();
-    private final AtomicInteger size = new AtomicInteger();
     private final AtomicLong arrivals = new AtomicLong();
     private final Object scheduleLock = new Object();
     private ScheduledFuture<?> nextPass;
     private long nextPassAt = Long.MAX_VALUE;
 
+    /** A room bounded by its number of waiters only. */
     public WaitRoom(Clock clock, int maxWaiters, Duration pollInterval) {
-        this(clock, maxWaiters, pollInterval, Executors.newSingleThreadScheduledExecutor(runnable -> {
+        this(clock, Capacity.of(maxWaiters), pollInterval);
+    }
+
+    public WaitRoom(Clock clock, Capacity capacity, Duration pollInterval) {
+        this(clock, capacity, pollInterval, Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "llm-ratelimit-wait");
             thread.setDaemon(true);
             return thread;
@@ -99,8 +122,12 @@ public final class WaitRoom implements AutoCloseable {
 
     /** @param timer runs every pass; tests give one that runs nothing and call {@link #pass()} themselves */
     WaitRoom(Clock clock, int maxWaiters, Duration pollInterval, ScheduledExecutorService timer) {
+        this(clock, Capacity.of(maxWaiters), pollInterval, timer);
+    }
+
+    WaitRoom(Clock clock, Capacity capacity, Duration pollInterval, ScheduledExecutorService timer) {
         this.clock = clock;
-        this.maxWaiters = maxWaiters;
+        this.occupancy = new Occupancy(capacity);
         this.pollMillis = pollInterval.toMillis();
         this.timer = timer;
     }
@@ -122,10 +149,9 @@ public final class WaitRoom implements AutoCloseable {
         return new Ticket(waiter, arrivals.incrementAndGet());
     }
 
-    /** Puts the ticket in the room; {@code false} when the room is full. */
+    /** Puts the ticket in the room; {@code false} when it does not fit ({@link Capacity}). */
     public boolean enter(Ticket ticket, long clearsInMillis) {
-        if (size.incrementAndGet() > maxWaiters) {
-            size.decrementAndGet();
+        if (!occupancy.enter(ticket.waiter)) {
             return false;
         }
         waiting.add(ticket);
@@ -142,7 +168,12 @@ public final class WaitRoom implements AutoCloseable {
     }
 
     public int waiters() {
-        return size.get();
+        return occupancy.waiters();
+    }
+
+    /** The bytes the waiters hold together. */
+    public long waitingBytes() {
+        return occupancy.bytes();
     }
 
     /** One round over the waiters, in order; schedules the next. */
@@ -199,7 +230,7 @@ public final class WaitRoom implements AutoCloseable {
 
     private boolean take(Ticket ticket) {
         if (waiting.remove(ticket)) {
-            size.decrementAndGet();
+            occupancy.leave(ticket.waiter);
             return true;
         }
         return false;

@@ -35,11 +35,16 @@ public final class WaitingDecision<D> implements WaitRoom.Waiter {
     private final Clock clock;
     private final long startedAt;
     private final long deadline;
+    private final long bytes;
+    private final Object caller;
     private final CompletableFuture<D> outcome = new CompletableFuture<>();
     private volatile D lastRefusal;
     private final WaitRoom.Ticket ticket;
 
-    private WaitingDecision(WaitRoom room, D refusal, Decider<D> decider, int rank, Clock clock, long maxWaitMillis) {
+    private WaitingDecision(WaitRoom room, D refusal, Decider<D> decider, int rank, Clock clock, long maxWaitMillis,
+                            long bytes, Object caller) {
+        this.bytes = bytes;
+        this.caller = caller;
         this.lastRefusal = refusal;
         this.decider = decider;
         this.rank = rank;
@@ -49,10 +54,22 @@ public final class WaitingDecision<D> implements WaitRoom.Waiter {
         this.ticket = room.ticketFor(this);      // known before any pass can decide this waiter
     }
 
-    /** Enters the room with a refused decision; {@code null} when the room is full. */
+    /** Enters the room with a refused decision, holding nothing countable for nobody in particular. */
     public static <D> WaitingDecision<D> enter(WaitRoom room, D refusal, Decider<D> decider, int rank, Clock clock,
                                                long maxWaitMillis) {
-        WaitingDecision<D> waiting = new WaitingDecision<>(room, refusal, decider, rank, clock, maxWaitMillis);
+        return enter(room, refusal, decider, rank, clock, maxWaitMillis, 0, null);
+    }
+
+    /**
+     * Enters the room with a refused decision; {@code null} when it does not fit (the room's waiters,
+     * bytes, or this caller's share).
+     *
+     * @param bytes  what the waiter holds while it waits (its request body)
+     * @param caller whose request it is; {@code null} for nobody in particular
+     */
+    public static <D> WaitingDecision<D> enter(WaitRoom room, D refusal, Decider<D> decider, int rank, Clock clock,
+                                               long maxWaitMillis, long bytes, Object caller) {
+        WaitingDecision<D> waiting = new WaitingDecision<>(room, refusal, decider, rank, clock, maxWaitMillis, bytes, caller);
         return room.enter(waiting.ticket, decider.clearsInMillis(refusal)) ? waiting : null;
     }
 
@@ -88,6 +105,16 @@ public final class WaitingDecision<D> implements WaitRoom.Waiter {
     @Override
     public long deadlineMillis() {
         return deadline;
+    }
+
+    @Override
+    public long bytes() {
+        return bytes;
+    }
+
+    @Override
+    public Object caller() {
+        return caller;
     }
 
     @Override

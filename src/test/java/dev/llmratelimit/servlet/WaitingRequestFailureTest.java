@@ -73,7 +73,7 @@ class WaitingRequestFailureTest {
             Admission refused = runtime.limiter().admit(AdmissionRequest.of("m", null, null));
             WaitingRequest.start(room, request, response, chat, body, new ModelChoice(refused, "m", null), () -> {
                 throw new IllegalStateException("decider bug");
-            }, 0, Clock.systemUTC(), 5_000, ErrorStyle.LITELLM, failure -> {
+            }, new WaitingRequest.Place(0, 5_000, ""), Clock.systemUTC(), ErrorStyle.LITELLM, failure -> {
                 failures.add(failure.getMessage());
                 return failOpen;
             });
