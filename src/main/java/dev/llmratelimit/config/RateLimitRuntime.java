@@ -92,7 +92,8 @@ public final class RateLimitRuntime implements AutoCloseable {
         if (waiting == null || !waiting.waits() || configuration.policy().mode() == EnforcementMode.SHADOW) {
             return null;
         }
-        return new WaitRoom(Clock.systemUTC(), waiting.maxWaiters(), waiting.pollInterval());
+        return new WaitRoom(Clock.systemUTC(), new WaitRoom.Capacity(waiting.maxWaiters(), waiting.maxWaitingBytes(),
+                waiting.maxWaitersPerCaller()), waiting.pollInterval());
     }
 
     /**
@@ -156,25 +157,30 @@ public final class RateLimitRuntime implements AutoCloseable {
     private static Active active(Map<String, String> properties, RuntimeConfiguration configuration, Stores stores,
                                  Observability observability, Clock clock) {
         RateLimitPolicy policy = configuration.policy();
-        Metrics metrics = observability.metricsFor(policy, stores.health());
         if (!configuration.budgets().isEmpty() && !stores.takesBudgets()) {
             throw new PolicyException(BudgetStores.STORE, "jdbc", "the budget database is opened at start-up when"
                     + " budgets are configured; budgets added by a reload need a restart");
         }
-        List<PlanExtension> extensions = configuration.budgets().isEmpty() ? List.of()
-                : List.of(new BudgetExtension(configuration.budgets(), clock));
-        DecisionObserver observer = DecisionObserver.both(DecisionObserver.both(stores.health(), metrics), observability.recent());
-        observability.recent().keepOnly(policy.models().keySet());
-        if (!extensions.isEmpty()) {
-            observer = DecisionObserver.both(observer, new SoftBudgetWarnings(metrics, clock));
+        Metrics metrics = observability.metricsFor(policy, stores.health());
+        try {
+            List<PlanExtension> extensions = configuration.budgets().isEmpty() ? List.of()
+                    : List.of(new BudgetExtension(configuration.budgets(), clock));
+            DecisionObserver observer = DecisionObserver.both(DecisionObserver.both(stores.health(), metrics), observability.recent());
+            observability.recent().keepOnly(policy.models().keySet());
+            if (!extensions.isEmpty()) {
+                observer = DecisionObserver.both(observer, new SoftBudgetWarnings(metrics, clock));
+            }
+            RateLimiter limiter = new RateLimiter(policy, stores.store(), clock,
+                    configuration.callerLimits().leaseMillis(), extensions, observer);
+            metrics.watch(limiter);
+            if (!configuration.budgets().isEmpty()) {
+                metrics.watchBudgets(new BudgetReader(configuration::budgets, stores.store(), clock));
+            }
+            return new Active(properties, configuration, limiter, metrics);
+        } catch (RuntimeException | LinkageError e) {
+            metrics.close();       // its gauge callbacks must not outlive a policy that never ran
+            throw e;
         }
-        RateLimiter limiter = new RateLimiter(policy, stores.store(), clock,
-                configuration.callerLimits().leaseMillis(), extensions, observer);
-        metrics.watch(limiter);
-        if (!configuration.budgets().isEmpty()) {
-            metrics.watchBudgets(new BudgetReader(configuration::budgets, stores.store(), clock));
-        }
-        return new Active(properties, configuration, limiter, metrics);
     }
 
     /** The counter store and, with {@code budget.store=jdbc}, the budget database beside it: made once, at start-up. */

@@ -20,7 +20,8 @@ final class RestartOnlyProperties {
 
     private static final Set<String> NAMES = Set.of(PolicyParser.PREFIX + "store", RuntimeConfiguration.RELOAD_INTERVAL,
             CircuitBreakerSettings.FAILURE_THRESHOLD, CircuitBreakerSettings.BACKOFF, CircuitBreakerSettings.PROBE_INTERVAL,
-            PolicyParser.PREFIX + "max-waiters", PolicyParser.PREFIX + "wait-poll-interval");
+            PolicyParser.PREFIX + "max-waiters", PolicyParser.PREFIX + "wait-poll-interval",
+            PolicyParser.PREFIX + "max-waiting-bytes", PolicyParser.PREFIX + "max-waiters-per-caller");
 
     private RestartOnlyProperties() {
     }

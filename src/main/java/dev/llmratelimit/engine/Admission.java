@@ -146,13 +146,26 @@ public final class Admission {
     }
 
     /**
-     * Finishes a successful call whose usage is unknown: {@code recorded} mode records nothing,
-     * {@code reserve} mode keeps the estimate as the charge.
+     * Charges a call that started to answer but reported no usage: what the caller worked out (its
+     * prompt and the output already written), and never less than the decision reserved (the
+     * tokens of {@code reserve} mode, a budget's worst case). Teaches nothing.
      */
-    public void completeWithoutUsage() {
+    public void chargeAtLeastReserved(Usage worked) {
         if (finish()) {
-            settle(new Settlement(Settlement.KEEP, Settlement.KEEP, false, false));
+            observer.recorded(plan, worked);
+            long tokens = Math.max(worked.tokens(rateLimitType), plan.reservedTokens());
+            long micros = Math.max(plan.cost().micros(worked), reservedMicros());
+            settle(Settlement.of(tokens, micros));
         }
+    }
+
+    /** The most money any group of the plan reserved (a budget's worst case); 0 when none. */
+    private long reservedMicros() {
+        long micros = 0;
+        for (CounterGroup group : plan.groups()) {
+            micros = Math.max(micros, group.increments().micros());
+        }
+        return micros;
     }
 
     /**

@@ -160,29 +160,29 @@ public final class RateLimiter {
     }
 
     /**
-     * A model without limits of its own: only what the extensions add (budgets apply to every
-     * model); unlimited when they add nothing.
+     * A model without limits of its own: the caller's limits and slots (they are about the caller,
+     * whatever the model) and what the extensions add (budgets apply to every model); unlimited when
+     * nothing applies.
      */
     private Admission admitUnconfigured(AdmissionRequest request) {
-        if (extensions.isEmpty()) {
-            return Admission.unlimited();
-        }
-        long now = clock.millis();
-        PlanExtension.TokenEstimate estimate = new UnconfiguredEstimate(request);
         List<CounterGroup> groups = new ArrayList<>(4);
+        addCallerGroups(request.callers(), groups);
         UsageCost cost = UsageCost.FREE;
-        for (PlanExtension extension : extensions) {
-            PlanExtension.Contribution contribution = extension.contribute(request, estimate);
-            if (contribution.unpriced()) {
-                return unpriced(request);
+        if (!extensions.isEmpty()) {
+            PlanExtension.TokenEstimate estimate = new UnconfiguredEstimate(request);
+            for (PlanExtension extension : extensions) {
+                PlanExtension.Contribution contribution = extension.contribute(request, estimate);
+                if (contribution.unpriced()) {
+                    return unpriced(request);
+                }
+                groups.addAll(contribution.groups());
+                cost = contribution.cost() == null ? cost : contribution.cost();
             }
-            groups.addAll(contribution.groups());
-            cost = contribution.cost() == null ? cost : contribution.cost();
         }
         if (groups.isEmpty()) {
             return Admission.unlimited();
         }
-        return decide(new Plan(requestId(request), request.model(), "", groups, lease(request), cost), now, null);
+        return decide(new Plan(requestId(request), request.model(), "", groups, lease(request), cost), clock.millis(), null);
     }
 
     private Admission unpriced(AdmissionRequest request) {

@@ -29,20 +29,36 @@ public final class ThrottledLog {
         this(System.getLogger(owner.getName()), level, 10_000, Clock.systemUTC());
     }
 
-    /** Logs the message unless one was logged less than the interval ago. */
+    /** Logs the message (and the cause's one line) unless one was logged less than the interval ago. */
     public void log(String message, Throwable cause) {
-        long now = clock.millis();
-        long allowed = nextAllowed.get();
-        if (now < allowed || !nextAllowed.compareAndSet(allowed, now + intervalMillis)) {
-            suppressed.incrementAndGet();
+        String text = textIfDue(message);
+        if (text == null) {
             return;
         }
-        long skipped = suppressed.getAndSet(0);
-        String text = skipped == 0 ? message : message + " (" + skipped + " similar messages suppressed)";
         if (cause == null) {
             logger.log(level, text);
         } else {
             logger.log(level, text + ": " + cause);
         }
+    }
+
+    /** Logs the message with the cause's whole stack trace unless one was logged less than the interval ago. */
+    public void logWithStack(String message, Throwable cause) {
+        String text = textIfDue(message);
+        if (text != null) {
+            logger.log(level, text, cause);
+        }
+    }
+
+    /** The line to log now, with the count of lines suppressed since the last one; {@code null} when it is too soon. */
+    private String textIfDue(String message) {
+        long now = clock.millis();
+        long allowed = nextAllowed.get();
+        if (now < allowed || !nextAllowed.compareAndSet(allowed, now + intervalMillis)) {
+            suppressed.incrementAndGet();
+            return null;
+        }
+        long skipped = suppressed.getAndSet(0);
+        return skipped == 0 ? message : message + " (" + skipped + " similar messages suppressed)";
     }
 }

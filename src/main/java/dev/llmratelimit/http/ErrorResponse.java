@@ -63,6 +63,15 @@ public record ErrorResponse(int status, Map<String, String> headers, String type
         };
     }
 
+    /**
+     * The answer when the limiter failed on a request and {@code on-internal-error=fail-closed}: 503,
+     * try again in a second. Never a 500: that would read as the application's own failure.
+     */
+    public static ErrorResponse internalError() {
+        return new ErrorResponse(503, Map.of("retry-after", "1"), "service_unavailable", "rate_limiter_error",
+                "The rate limiter failed on this request; try again shortly");
+    }
+
     private static ErrorResponse rateLimited(Admission admission, ErrorStyle style) {
         Map<String, String> headers = new LinkedHashMap<>();
         RateLimitHeaderValues.refused(admission, headers::put);

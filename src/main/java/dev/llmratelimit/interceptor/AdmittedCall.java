@@ -1,8 +1,8 @@
 package dev.llmratelimit.interceptor;
 
 import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.CallEnding;
 import dev.llmratelimit.engine.ThrottledLog;
-import dev.llmratelimit.usage.ResponseBodyObserver;
 import dev.llmratelimit.usage.Usage;
 
 import java.io.OutputStream;
@@ -14,6 +14,7 @@ import java.io.OutputStream;
 public final class AdmittedCall {
 
     private static final ThrottledLog MISSING_USAGE = new ThrottledLog(AdmittedCall.class, System.Logger.Level.WARNING);
+    private static final ThrottledLog SETTLE_FAILURES = new ThrottledLog(AdmittedCall.class, System.Logger.Level.WARNING);
 
     private final Admission admission;
     private final ChatCall call;
@@ -36,52 +37,53 @@ public final class AdmittedCall {
         Usage usage = ReturnedUsage.of(returned);
         if (usage != null) {
             nestedUsage = true;
-            admission.complete(usage);
+            CallEnding.reported(usage).settle(admission);
         }
     }
 
-    /** Records the usage a complete return value carries, or finishes without usage. */
+    /**
+     * The method returned: the usage its value carries is recorded; a value without usage is a
+     * success of unknown size, charged its prompt and never less than what was reserved.
+     */
     public void finish(Object returned) {
         Usage usage = ReturnedUsage.of(returned);
         if (usage != null) {
-            admission.complete(usage);
+            CallEnding.reported(usage).settle(admission);
             return;
         }
         if (returned != null && !nestedUsage) {
             MISSING_USAGE.log("A " + call.model() + " call returned a " + returned.getClass().getName()
-                    + " that carried no usable usage; no tokens recorded", null);
+                    + " that carried no usable usage; charged its prompt, at least what was reserved", null);
         }
-        admission.abort();
+        CallEnding.withoutUsage(call.promptTokens(), 0).settle(admission);
     }
 
     /** Finishes without usage: the method threw, or its answer was not a success. */
     public void abort() {
-        admission.abort();
+        CallEnding.NOT_SERVED.settle(admission);
+    }
+
+    /** Settling the call's answer failed (ours, after the method ran): its reservation is kept. */
+    void settlingFailed(RuntimeException failure) {
+        SETTLE_FAILURES.log("Could not settle the usage of a rate-limited call; its reservation is kept", failure);
+        CallEnding.withoutUsage(0, 0).settle(admission);
     }
 
     /** Opens the stream that a streamed body is written through; its usage is recorded as it passes. */
     public UsageRecordingStream recordingStream(OutputStream client) {
-        return new UsageRecordingStream(client, call.model(), admission::complete);
+        return new UsageRecordingStream(client, call.model(), usage -> CallEnding.reported(usage).settle(admission));
     }
 
     /**
-     * The body written through {@code stream} is complete ({@code failure == null}) or broke off. A
-     * stream that ended without usage still costs its prompt (of the request body or object, when known) and the
-     * completion text it streamed (SPEC section 3).
+     * The body written through {@code stream} is complete ({@code failure == null}) or broke off;
+     * {@link CallEnding} says what it costs.
      */
     public void finish(UsageRecordingStream stream, Throwable failure) {
-        ResponseBodyObserver observer = stream.observer();
-        if (observer == null) {
-            admission.abort();
-        } else if (observer.usage() != null) {
-            admission.complete(observer.usage());
-        } else if (observer.isStream()) {
-            admission.complete(new Usage(call.promptTokens(), observer.streamedCompletionTokens(), 0));
-        } else {
-            if (failure == null) {
-                MISSING_USAGE.log("A streamed " + call.model() + " response carried no usable usage; no tokens recorded", null);
-            }
-            admission.abort();
+        CallEnding ending = CallEnding.ofBody(true, stream.observer(), stream.written(), call::promptTokens);
+        if (ending.kind() == CallEnding.Kind.STARTED_WITHOUT_USAGE && failure == null) {
+            MISSING_USAGE.log("A streamed " + call.model() + " response carried no usable usage; charged its prompt"
+                    + " and written output, at least what was reserved", null);
         }
+        ending.settle(admission);
     }
 }

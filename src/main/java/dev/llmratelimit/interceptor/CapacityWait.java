@@ -2,6 +2,8 @@ package dev.llmratelimit.interceptor;
 
 import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.CallEnding;
+import dev.llmratelimit.identity.Caller;
 import dev.llmratelimit.wait.AdmissionDecider;
 import dev.llmratelimit.wait.WaitRoom;
 import dev.llmratelimit.wait.WaitingDecision;
@@ -25,8 +27,9 @@ final class CapacityWait {
     }
 
     /** The wait of a refused call, or {@code null} when it cannot wait (not refused by a limit, no wait configured, room full). */
-    static WaitingDecision<Admission> enter(RateLimitRuntime runtime, String model, Admission refusal,
+    static WaitingDecision<Admission> enter(RateLimitRuntime runtime, ChatCall call, Caller caller, Admission refusal,
                                             Supplier<Admission> decideAgain) {
+        String model = call.model();
         WaitRoom room = runtime.waitRoom();
         if (room == null || refusal.outcome() != Admission.Outcome.REFUSED) {
             return null;
@@ -37,29 +40,35 @@ final class CapacityWait {
             return null;
         }
         int rank = runtime.waitPolicy().rank(runtime.limiter().policy().model(model), pool);
-        return WaitingDecision.enter(room, refusal, new AdmissionDecider(decideAgain), rank, runtime.clock(), maxWait);
+        return WaitingDecision.enter(room, refusal, new AdmissionDecider(decideAgain), rank, runtime.clock(), maxWait,
+                call.body() == null ? 0 : call.body().length, caller.principal() == null ? "" : caller.principal());
     }
 
     /**
-     * The stage an asynchronous call that waits returns at once: the call runs when admitted. A
-     * caller that cancels the stage or lets it time out takes the call out of the room, and an
-     * admission that came meanwhile is given back, since nobody runs the call for it.
+     * The stage an asynchronous call that waits returns at once: the call runs when admitted, or as
+     * {@code failed} says when deciding it again failed. A caller that cancels the stage or lets it
+     * time out takes the call out of the room, and an admission that came meanwhile is given back,
+     * since nobody runs the call for it.
      */
     static CompletionStage<Object> later(WaitingDecision<Admission> waiting,
-                                         Function<Admission, CompletionStage<Object>> call) {
+                                         Function<Admission, CompletionStage<Object>> call,
+                                         Function<RuntimeException, CompletionStage<Object>> failed) {
         CompletableFuture<Object> answer = new CompletableFuture<>();
         answer.whenComplete((result, failure) -> waiting.leave());      // no effect once the wait is over
-        waiting.outcome().whenCompleteAsync((admission, left) -> {
-            if (left != null) {
+        waiting.outcome().whenCompleteAsync((admission, failure) -> {
+            if (failure instanceof CancellationException) {
                 return;
             }
             if (answer.isDone()) {
-                admission.abort();
+                if (admission != null) {
+                    CallEnding.NOT_SERVED.settle(admission);
+                }
                 return;
             }
-            call.apply(admission).whenComplete((result, failure) -> {
-                if (failure != null) {
-                    answer.completeExceptionally(failure);
+            CompletionStage<Object> running = failure == null ? call.apply(admission) : failed.apply(asRuntime(failure));
+            running.whenComplete((result, thrown) -> {
+                if (thrown != null) {
+                    answer.completeExceptionally(thrown);
                 } else {
                     answer.complete(result);
                 }
@@ -71,6 +80,8 @@ final class CapacityWait {
     /**
      * Blocks the calling thread until the call is admitted or its wait is over; then the last refusal
      * (the first one if the room never answered).
+     *
+     * @throws RuntimeException the failure when deciding the call again failed
      */
     static Admission await(WaitingDecision<Admission> waiting, Admission refusal) throws InterruptedException {
         try {
@@ -78,13 +89,20 @@ final class CapacityWait {
         } catch (InterruptedException e) {
             Admission meanwhile = leave(waiting);
             if (meanwhile != null) {
-                meanwhile.abort();
+                CallEnding.NOT_SERVED.settle(meanwhile);
             }
             throw e;
-        } catch (ExecutionException | TimeoutException | CancellationException e) {
+        } catch (ExecutionException e) {
+            waiting.leave();
+            throw asRuntime(e.getCause());
+        } catch (TimeoutException | CancellationException e) {
             Admission meanwhile = leave(waiting);
             return meanwhile != null ? meanwhile : refusal;
         }
+    }
+
+    private static RuntimeException asRuntime(Throwable failure) {
+        return failure instanceof RuntimeException runtime ? runtime : new IllegalStateException(failure);
     }
 
     /** Leaves the room; the decision that completed the wait just before, if one did (it must not be dropped). */

@@ -1,11 +1,11 @@
 package dev.llmratelimit.interceptor;
 
+import dev.llmratelimit.config.InternalFailures;
 import dev.llmratelimit.config.RateLimitContext;
 import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.AdmissionRequest;
-import dev.llmratelimit.engine.ThrottledLog;
-import dev.llmratelimit.http.ErrorStyle;
+import dev.llmratelimit.engine.CallEnding;
 import dev.llmratelimit.identity.Caller;
 import dev.llmratelimit.interceptor.jaxrs.JaxRsResults;
 import jakarta.annotation.Priority;
@@ -45,7 +45,6 @@ import java.util.function.Supplier;
 @Priority(Interceptor.Priority.PLATFORM_BEFORE + 150)
 public class RateLimitInterceptor {
 
-    private static final ThrottledLog INTERNAL_FAILURES = new ThrottledLog(RateLimitInterceptor.class, System.Logger.Level.ERROR);
     private static final ThreadLocal<AdmittedCall> LIMITING = new ThreadLocal<>();
     private static final boolean SERVLET_API = OptionalApis.HTTP_SERVLET_REQUEST != null;
     private static final boolean JAX_RS_API = OptionalApis.JAX_RS_RESPONSE != null;
@@ -65,46 +64,102 @@ public class RateLimitInterceptor {
             outer.nestedReturned(result);
             return result;
         }
-        ServedRequest request = SERVLET_API ? ServletRequests.current(beans) : null;
-        RateLimitRuntime runtime = context.runtime();
-        if (!runtime.settings().interceptorEnabled() || (request != null && request.limitedByFilter())) {
+        RateLimitRuntime runtime = null;
+        Decided decided;
+        try {
+            runtime = context.runtime();
+            decided = decide(invocation, runtime);
+        } catch (RateLimitRefusalException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            return failedInternally(invocation, runtime, e);
+        }
+        if (decided == null) {
             return invocation.proceed();
+        }
+        if (decided.waiting() == null) {
+            return proceed(invocation, runtime, decided.admission(), decided.call());
+        }
+        RateLimitRuntime limiting = runtime;
+        if (CompletionStage.class.isAssignableFrom(invocation.getMethod().getReturnType())) {
+            return CapacityWait.later(decided.waiting(),
+                    admitted -> proceedLater(invocation, limiting, admitted, decided.call()),
+                    failure -> proceedLater(invocation, limiting, failure));
+        }
+        Admission admitted;
+        try {
+            admitted = CapacityWait.await(decided.waiting(), decided.admission());
+        } catch (RuntimeException e) {
+            return failedInternally(invocation, runtime, InternalFailures.EntryPoint.WAIT_ROOM, e);
+        }
+        return proceed(invocation, runtime, admitted, decided.call());
+    }
+
+    /**
+     * What the limiter decided for a call, before the call: admitted ({@code waiting} null), or
+     * refused and waiting for capacity; {@code null} when this interceptor does not limit it.
+     *
+     * @throws RateLimitRefusalException when it is refused and cannot wait
+     */
+    private Decided decide(InvocationContext invocation, RateLimitRuntime runtime) {
+        ServedRequest request = SERVLET_API ? ServletRequests.current(beans) : null;
+        if (!runtime.settings().interceptorEnabled() || (request != null && request.limitedByFilter())) {
+            return null;
         }
         ChatCall call = ChatArguments.find(invocation.getMethod(), invocation.getParameters());
-        Admission admission;
-        Supplier<Admission> decide;
-        try {
-            Caller caller = runtime.callerResolver().resolve(principal(request));
-            decide = () -> runtime.limiter().admit(AdmissionRequest.of(call.model(), caller.teamPriority(),
-                    caller.ownPriority()).withCallers(runtime.callerLimits().planFor(caller))
-                    .withIdentity(caller.budgetIdentity()));
-            admission = decide.get();
-        } catch (RuntimeException e) {
-            INTERNAL_FAILURES.log("Rate limiting failed; call passed through unlimited", e);
+        Caller caller = runtime.callerResolver().resolve(principal(request));
+        Supplier<Admission> decide = () -> runtime.limiter().admit(AdmissionRequest.of(call.model(), caller.teamPriority(),
+                caller.ownPriority()).withCallers(runtime.callerLimits().planFor(caller))
+                .withIdentity(caller.budgetIdentity()));
+        Admission admission = decide.get();
+        if (admission.permitsCall()) {
+            return new Decided(admission, null, call);
+        }
+        WaitingDecision<Admission> waiting = CapacityWait.enter(runtime, call, caller, admission, decide);
+        if (waiting == null) {
+            throw RateLimitRefusalException.of(admission, runtime.settings().errorStyle());
+        }
+        return new Decided(admission, waiting, call);
+    }
+
+    /** @param waiting {@code null} when {@code admission} admitted the call; else its wait for capacity */
+    private record Decided(Admission admission, WaitingDecision<Admission> waiting, ChatCall call) {
+    }
+
+    /**
+     * The limiter failed on this call ({@code on-internal-error}): the method runs unlimited when the
+     * setting says fail-open, else the call is refused with 503.
+     */
+    private static Object failedInternally(InvocationContext invocation, RateLimitRuntime runtime,
+                                           RuntimeException failure) throws Exception {
+        return failedInternally(invocation, runtime, InternalFailures.EntryPoint.INTERCEPTOR, failure);
+    }
+
+    private static Object failedInternally(InvocationContext invocation, RateLimitRuntime runtime,
+                                           InternalFailures.EntryPoint where, RuntimeException failure) throws Exception {
+        if (InternalFailures.failOpen(runtime, where, failure)) {
             return invocation.proceed();
         }
-        ErrorStyle style = runtime.settings().errorStyle();
-        if (admission.permitsCall()) {
-            return proceed(invocation, admission, call, style);
-        }
-        WaitingDecision<Admission> waiting = CapacityWait.enter(runtime, call.model(), admission, decide);
-        if (waiting == null) {
-            throw RateLimitRefusalException.of(admission, style);
-        }
-        if (CompletionStage.class.isAssignableFrom(invocation.getMethod().getReturnType())) {
-            return CapacityWait.later(waiting, admitted -> proceedLater(invocation, admitted, call, style));
-        }
-        return proceed(invocation, CapacityWait.await(waiting, admission), call, style);
+        throw RateLimitRefusalException.internalError();
     }
 
     /** Runs an admitted call; the method is the interceptor's own from here on, returned or thrown. */
-    private static Object proceed(InvocationContext invocation, Admission admission, ChatCall call, ErrorStyle style)
-            throws Exception {
-        if (!admission.permitsCall()) {
-            throw RateLimitRefusalException.of(admission, style);
+    private static Object proceed(InvocationContext invocation, RateLimitRuntime runtime, Admission admission,
+                                  ChatCall call) throws Exception {
+        AdmittedCall admitted;
+        boolean streamsEvents;
+        try {
+            if (!admission.permitsCall()) {
+                throw RateLimitRefusalException.of(admission, runtime.settings().errorStyle());
+            }
+            admitted = new AdmittedCall(admission, call);
+            streamsEvents = JAX_RS_API && recordsEventSink(invocation, admitted);
+        } catch (RateLimitRefusalException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            CallEnding.NOT_SERVED.settle(admission);
+            return failedInternally(invocation, runtime, e);
         }
-        AdmittedCall admitted = new AdmittedCall(admission, call);
-        boolean streamsEvents = JAX_RS_API && recordsEventSink(invocation, admitted);
         Object result;
         LIMITING.set(admitted);
         try {
@@ -118,19 +173,35 @@ public class RateLimitInterceptor {
         if (streamsEvents) {
             return result;     // the event sink finishes the call when the method closes it
         }
-        if (JAX_RS_API && JaxRsResults.handles(result)) {
-            return JaxRsResults.settle(result, admitted);
+        try {
+            if (JAX_RS_API && JaxRsResults.handles(result)) {
+                return JaxRsResults.settle(result, admitted);
+            }
+            admitted.finish(result);
+        } catch (RuntimeException e) {
+            admitted.settlingFailed(e);
         }
-        admitted.finish(result);
         return result;
     }
 
     /** The asynchronous method of a call that waited: its own stage once it runs, or the refusal. */
     @SuppressWarnings("unchecked")
-    private static CompletionStage<Object> proceedLater(InvocationContext invocation, Admission admission, ChatCall call,
-                                                        ErrorStyle style) {
+    private static CompletionStage<Object> proceedLater(InvocationContext invocation, RateLimitRuntime runtime,
+                                                        Admission admission, ChatCall call) {
         try {
-            return (CompletionStage<Object>) proceed(invocation, admission, call, style);
+            return (CompletionStage<Object>) proceed(invocation, runtime, admission, call);
+        } catch (Exception e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** The asynchronous method of a call whose decision again failed: run unlimited, or the 503. */
+    @SuppressWarnings("unchecked")
+    private static CompletionStage<Object> proceedLater(InvocationContext invocation, RateLimitRuntime runtime,
+                                                        RuntimeException failure) {
+        try {
+            return (CompletionStage<Object>) failedInternally(invocation, runtime, InternalFailures.EntryPoint.WAIT_ROOM,
+                    failure);
         } catch (Exception e) {
             return CompletableFuture.failedFuture(e);
         }

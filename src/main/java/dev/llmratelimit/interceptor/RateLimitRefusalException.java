@@ -9,7 +9,8 @@ import jakarta.ejb.ApplicationException;
  * A {@link RateLimited} call that was not made: the model's limits refused it (the subclass
  * {@link RateLimitExceededException}, HTTP 429), its model is unknown under
  * {@code reject-unknown-models} (404), the store failed under {@code on-store-failure=fail-closed}
- * (503), or its arguments name no model (400). {@link #errorResponse()} is the answer the filter
+ * (503), the limiter failed on it under {@code on-internal-error=fail-closed} (503), or its
+ * arguments name no model (400). {@link #errorResponse()} is the answer the filter
  * would have sent; JAX-RS applications get it through the shipped exception mapper, other callers
  * catch this exception.
  *
@@ -40,6 +41,11 @@ public class RateLimitRefusalException extends RuntimeException {
                 : new RateLimitRefusalException(response, admission.outcome());
     }
 
+    /** The exception for a call the limiter failed on, under {@code on-internal-error=fail-closed}: 503. */
+    static RateLimitRefusalException internalError() {
+        return new RateLimitRefusalException(ErrorResponse.internalError(), null);
+    }
+
     /** Status, headers and OpenAI-compatible body of the HTTP answer (SPEC section 6). */
     public ErrorResponse errorResponse() {
         return errorResponse;
@@ -49,7 +55,7 @@ public class RateLimitRefusalException extends RuntimeException {
         return errorResponse.status();
     }
 
-    /** The engine's outcome; {@code null} when the call named no model and so was never decided. */
+    /** The engine's outcome; {@code null} when the call named no model or the limiter failed on it. */
     public Admission.Outcome outcome() {
         return outcome;
     }

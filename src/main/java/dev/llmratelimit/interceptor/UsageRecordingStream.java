@@ -26,6 +26,7 @@ public final class UsageRecordingStream extends OutputStream {
     private final Consumer<Usage> onUsage;
     private ResponseBodyObserver observer;
     private boolean finished;
+    private long written;
 
     UsageRecordingStream(OutputStream client, String model, Consumer<Usage> onUsage) {
         this.client = client;
@@ -40,6 +41,7 @@ public final class UsageRecordingStream extends OutputStream {
 
     @Override
     public void write(byte[] bytes, int offset, int length) throws IOException {
+        written += length;
         if (observer == null) {
             int first = firstNonWhiteSpace(bytes, offset, length);
             if (first < 0) {
@@ -69,6 +71,11 @@ public final class UsageRecordingStream extends OutputStream {
     public void close() throws IOException {
         finish();
         client.close();
+    }
+
+    /** The bytes written through this stream. */
+    long written() {
+        return written;
     }
 
     ResponseBodyObserver observer() {

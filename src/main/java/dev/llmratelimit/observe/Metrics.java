@@ -28,6 +28,10 @@ public interface Metrics extends DecisionObserver, AutoCloseable {
         }
 
         @Override
+        public void internalError(String entryPoint) {
+        }
+
+        @Override
         public void close() {
         }
     };
@@ -52,6 +56,14 @@ public interface Metrics extends DecisionObserver, AutoCloseable {
 
     /** Counts a soft budget reached (once per budget, period and instance: {@link SoftBudgetWarnings}). */
     void softBudgetReached(String scope);
+
+    /**
+     * Counts a request the limiter failed on (a bug, not a store outage), whatever
+     * {@code on-internal-error} then did with it.
+     *
+     * @param entryPoint {@code filter}, {@code interceptor} or {@code wait}
+     */
+    void internalError(String entryPoint);
 
     /** Stops the gauges. */
     @Override

@@ -58,8 +58,14 @@ public final class InsteadOfRefusalParser {
             throw new PolicyException(PREFIX + "wait-poll-interval", poll, "must be longer than zero");
         }
         requireAtMostADay(PREFIX + "wait-poll-interval", poll, pollInterval);
-        return new WaitPolicy(maxWait, count(PREFIX + "max-waiters", waiters), pollInterval,
-                names(properties.getOrDefault(PREFIX + "priority-order", "")));
+        int maxWaiters = count(PREFIX + "max-waiters", waiters);
+        String perCaller = properties.get(PREFIX + "max-waiters-per-caller");
+        String bytes = properties.get(PREFIX + "max-waiting-bytes");
+        return new WaitPolicy(maxWait, maxWaiters,
+                bytes == null ? WaitPolicy.DEFAULT_MAX_WAITING_BYTES : ByteSizes.parse(PREFIX + "max-waiting-bytes", bytes),
+                perCaller == null ? WaitPolicy.defaultMaxWaitersPerCaller(maxWaiters)
+                        : count(PREFIX + "max-waiters-per-caller", perCaller.trim()),
+                pollInterval, names(properties.getOrDefault(PREFIX + "priority-order", "")));
     }
 
     private interface ModelSetting {

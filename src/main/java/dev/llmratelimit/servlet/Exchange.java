@@ -2,6 +2,7 @@ package dev.llmratelimit.servlet;
 
 import dev.llmratelimit.chat.ChatRequest;
 import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.CallEnding;
 import dev.llmratelimit.engine.ThrottledLog;
 import dev.llmratelimit.usage.RequestPromptTokens;
 import dev.llmratelimit.usage.ResponseBodyObserver;
@@ -40,7 +41,7 @@ final class Exchange implements AsyncListener {
         this.request = request;
         this.requestBody = requestBody;
         this.response = new UsageCapturingResponse(response, request.model(), request.shape(), stripUsageEvent,
-                admission::complete);
+                usage -> CallEnding.reported(usage).settle(admission));
     }
 
     UsageCapturingResponse response() {
@@ -60,57 +61,37 @@ final class Exchange implements AsyncListener {
         try {
             settle(failure);
         } catch (RuntimeException e) {
-            FINISH_FAILURES.log("Could not settle the usage of a rate-limited request", e);
-            admission.abort();
+            FINISH_FAILURES.log("Could not settle the usage of a rate-limited request; its reservation is kept", e);
+            CallEnding.withoutUsage(0, 0).settle(admission);
         }
         afterFinish.run();
     }
 
     private void settle(Throwable failure) {
-        ResponseBodyObserver observer = response.observerIfWritten();
         int status = response.getStatus();
-        if (observer == null || status < 200 || status >= 300) {
-            admission.abort();
-            return;
-        }
-        Usage usage = observer.usage();
-        if (usage != null) {
-            if (usage.isImplausible()) {
-                IMPLAUSIBLE_USAGE.log("A chat-completion response reported implausible usage (a figure of "
-                        + Usage.MAX_TOKENS + " tokens or more); counted as " + Usage.MAX_TOKENS, null);
-            }
-            admission.complete(usage);
-        } else if (observer.isStream()) {
-            admission.charge(chargeForCutStream(observer));
-        } else if (observer.hasUnusableUsage() && admission.reservedTokens() == 0) {
-            admission.charge(estimatedUsage());                 // recorded mode: the estimate, never 0
-        } else if (failure == null && !response.hasClientFailed()) {
+        CallEnding ending = CallEnding.ofBody(status >= 200 && status < 300, response.observerIfWritten(),
+                response.bytesWritten(), this::promptTokens);
+        if (ending.kind() == CallEnding.Kind.REPORTED_USAGE && ending.usage().isImplausible()) {
+            IMPLAUSIBLE_USAGE.log("A chat-completion response reported implausible usage (a figure of "
+                    + Usage.MAX_TOKENS + " tokens or more); counted as " + Usage.MAX_TOKENS, null);
+        } else if (ending.kind() == CallEnding.Kind.STARTED_WITHOUT_USAGE && failure == null && !response.hasClientFailed()) {
             MISSING_USAGE.log("A 2xx " + request.shape().configName() + " response carried no usable usage; "
-                    + "no tokens recorded beyond a reservation", null);
-            admission.completeWithoutUsage();
-        } else {
-            admission.abort();
+                    + "charged its prompt and written output, at least what was reserved", null);
         }
+        ending.settle(admission);
     }
 
     /**
-     * A stream that ended without usage still costs its prompt and what it streamed (SPEC section 3):
-     * the prompt the stream already reported, else the estimate, bounded like the reservation's
-     * ({@link RequestPromptTokens}).
+     * The request's prompt, for an answer without usage: what a stream already reported, else the
+     * estimate, bounded like the reservation's ({@link TokenCounter#promptTokens}).
      */
-    private Usage chargeForCutStream(ResponseBodyObserver observer) {
-        long prompt = observer.reportedPromptTokens().orElseGet(this::promptEstimate);
-        return new Usage(prompt, observer.streamedCompletionTokens(), 0);
-    }
-
-    /** The prompt estimate and the output cap, if the request set one: what a 2xx with unusable usage costs. */
-    private Usage estimatedUsage() {
-        return new Usage(promptEstimate(), Math.max(0, request.maxOutputTokens()), 0);
-    }
-
-    private long promptEstimate() {
-        TokenCounter counter = TokenCounter.forModel(request.model());
-        return RequestPromptTokens.count(counter, request.shape(), requestBody, requestBody.length);
+    private long promptTokens() {
+        ResponseBodyObserver observer = response.observerIfWritten();
+        if (observer != null && observer.reportedPromptTokens().isPresent()) {
+            return observer.reportedPromptTokens().getAsLong();
+        }
+        return RequestPromptTokens.count(TokenCounter.forModel(request.model()), request.shape(), requestBody,
+                requestBody.length);
     }
 
     @Override

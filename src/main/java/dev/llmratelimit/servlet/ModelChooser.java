@@ -12,29 +12,39 @@ import dev.llmratelimit.wait.AdmissionDecider;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Decides a request for its model and, when that model refuses it, for each of the model's fallbacks
- * in order until one admits it (SPEC section 15). A refusal changes no counter, so trying the chain
- * costs nothing but the decisions.
+ * Decides one request for its model and, when that model refuses it, for each of the model's
+ * fallbacks in order until one admits it. A refusal changes no counter, so trying the chain costs
+ * nothing but the decisions. A request that waits is decided again by the same chooser, which
+ * remembers its prompt count per model: a decision again never tokenizes again.
  */
 final class ModelChooser {
 
     private final RateLimitRuntime runtime;
+    private final Caller caller;
+    private final ChatRequest chat;
+    private final byte[] body;
+    private final Map<String, PromptTokens> promptByModel = new ConcurrentHashMap<>(2);
 
-    ModelChooser(RateLimitRuntime runtime) {
+    ModelChooser(RateLimitRuntime runtime, Caller caller, ChatRequest chat, byte[] body) {
         this.runtime = runtime;
+        this.caller = caller;
+        this.chat = chat;
+        this.body = body;
     }
 
-    ModelChoice choose(Caller caller, ChatRequest chat, byte[] body) {
-        Admission first = admit(caller, chat.model(), chat, body);
+    ModelChoice choose() {
+        Admission first = admit(chat.model());
         if (first.permitsCall() || first.outcome() != Admission.Outcome.REFUSED) {
             return new ModelChoice(first, chat.model(), null);
         }
         List<Object> refusedBy = new ArrayList<>(4);
         refusedBy.add(AdmissionDecider.groupOf(first));
         for (String fallback : runtime.fallbacks().chain(chat.model(), first.plan().pool())) {
-            Admission next = admit(caller, fallback, chat, body);
+            Admission next = admit(fallback);
             if (next.permitsCall()) {
                 return new ModelChoice(next, fallback, chat.model());
             }
@@ -48,13 +58,16 @@ final class ModelChooser {
      * the decision needs it, and not when the body's size already shows it refused; the output cap
      * and the expected output cover all {@code n} choices.
      */
-    private Admission admit(Caller caller, String model, ChatRequest chat, byte[] body) {
-        PromptTokens prompt = PromptTokens.lazy(
-                () -> RequestPromptTokens.count(TokenCounter.forModel(model), chat.shape(), body, body.length),
-                TokenCounter.upperBound(body.length));
+    private Admission admit(String model) {
         return runtime.limiter().admit(AdmissionRequest.of(model, caller.teamPriority(), caller.ownPriority())
                 .withCallers(runtime.callerLimits().planFor(caller)).withIdentity(caller.budgetIdentity())
-                .withTokens(prompt, chat.outputCapPerChoice())
+                .withTokens(promptByModel.computeIfAbsent(model, this::prompt), chat.outputCapPerChoice())
                 .withChoices(chat.n()));
+    }
+
+    private PromptTokens prompt(String model) {
+        return PromptTokens.lazy(
+                () -> RequestPromptTokens.count(TokenCounter.forModel(model), chat.shape(), body, body.length),
+                TokenCounter.upperBound(body.length));
     }
 }

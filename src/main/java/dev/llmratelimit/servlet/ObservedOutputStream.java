@@ -10,6 +10,7 @@ final class ObservedOutputStream extends ServletOutputStream {
 
     private final ServletOutputStream client;
     private final UsageCapturingResponse response;
+    private long written;
 
     ObservedOutputStream(ServletOutputStream client, UsageCapturingResponse response) {
         this.client = client;
@@ -23,6 +24,7 @@ final class ObservedOutputStream extends ServletOutputStream {
 
     @Override
     public void write(byte[] bytes, int offset, int length) throws IOException {
+        written += length;
         try {
             response.observer().write(bytes, offset, length, client);
         } catch (IOException e) {
@@ -59,5 +61,10 @@ final class ObservedOutputStream extends ServletOutputStream {
 
     ServletOutputStream client() {
         return client;
+    }
+
+    /** The bytes the application has written (some may still be held back by the observer). */
+    long written() {
+        return written;
     }
 }

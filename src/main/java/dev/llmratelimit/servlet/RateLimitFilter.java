@@ -4,11 +4,13 @@ import dev.llmratelimit.chat.ChatRequest;
 import dev.llmratelimit.chat.IncludeUsageRewriter;
 import dev.llmratelimit.chat.ModelRewriter;
 import dev.llmratelimit.chat.InvalidChatRequestException;
+import dev.llmratelimit.config.ConfigurationLoader;
+import dev.llmratelimit.config.InternalFailures;
 import dev.llmratelimit.config.RateLimitContext;
 import dev.llmratelimit.config.RateLimitProperties;
 import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.engine.Admission;
-import dev.llmratelimit.engine.ThrottledLog;
+import dev.llmratelimit.engine.CallEnding;
 import dev.llmratelimit.http.ErrorResponse;
 import dev.llmratelimit.http.RateLimitHeaderValues;
 import dev.llmratelimit.identity.Caller;
@@ -27,6 +29,8 @@ import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
 import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -46,8 +50,6 @@ public class RateLimitFilter implements Filter {
 
     /** Response header naming the model the client asked for when a fallback served it. */
     public static final String FALLBACK_FROM = "x-ratelimit-fallback-from";
-
-    private static final ThrottledLog INTERNAL_FAILURES = new ThrottledLog(RateLimitFilter.class, System.Logger.Level.ERROR);
 
     @Inject
     RateLimitContext context;
@@ -145,26 +147,40 @@ public class RateLimitFilter implements Filter {
             JsonErrors.write(response, shape, 400, JsonErrors.INVALID_REQUEST, "invalid_request", e.getMessage());
             return;
         }
-        Caller caller;
         ModelChoice choice;
         try {
-            caller = runtime.callerResolver().resolve(request.getUserPrincipal());
-            choice = new ModelChooser(runtime).choose(caller, chat, body);
+            Caller caller = runtime.callerResolver().resolve(request.getUserPrincipal());
+            ModelChooser chooser = new ModelChooser(runtime, caller, chat, body);
+            choice = chooser.choose();
+            if (!choice.permitsCall()) {
+                if (!waitForCapacity(request, response, choice, chat, body, chooser, caller)) {
+                    refuse(response, choice.admission(), shape);
+                }
+                return;
+            }
         } catch (RuntimeException e) {
-            INTERNAL_FAILURES.log("Rate limiting failed; request passed through unlimited", e);
-            chain.doFilter(new BufferedBodyRequest(request, body, null), response);
+            failedInternally(request, response, chain, body, shape, e);
             return;
         }
-        Admission admission = choice.admission();
-        if (!admission.permitsCall()) {
-            if (!waitForCapacity(request, response, caller, choice, chat, body)) {
-                refuse(response, admission, shape);
-            }
-        } else if (admission.plan() == null) {
-            // An unconfigured model (also one that shadow mode lets through): untouched, nothing to count.
+        if (choice.admission().plan() == null) {
+            // Nothing applies to this request (an unconfigured model, no caller limit, no budget): nothing to count.
             chain.doFilter(new BufferedBodyRequest(request, body, null), response);
         } else {
             run(request, response, chain, choice, chat, body, -1);
+        }
+    }
+
+    /**
+     * The limiter failed on this request ({@code on-internal-error}): it goes on unlimited when the
+     * setting says fail-open, else it gets 503. Whatever it had acquired is already given back.
+     */
+    private void failedInternally(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
+                                  byte[] body, EndpointShape shape, RuntimeException failure)
+            throws IOException, ServletException {
+        if (InternalFailures.failOpen(runtime, InternalFailures.EntryPoint.FILTER, failure)) {
+            chain.doFilter(new BufferedBodyRequest(request, body, null), response);
+        } else if (!response.isCommitted()) {
+            JsonErrors.write(response, ErrorResponse.internalError().forShape(shape));
         }
     }
 
@@ -190,8 +206,8 @@ public class RateLimitFilter implements Filter {
      * Lets a refused request wait for capacity when its model and pool allow it (SPEC section 15);
      * {@code false} when it cannot wait and is to be refused now.
      */
-    private boolean waitForCapacity(HttpServletRequest request, HttpServletResponse response, Caller caller,
-                                    ModelChoice refusal, ChatRequest chat, byte[] body)
+    private boolean waitForCapacity(HttpServletRequest request, HttpServletResponse response, ModelChoice refusal,
+                                    ChatRequest chat, byte[] body, ModelChooser chooser, Caller caller)
             throws IOException {
         Admission admission = refusal.admission();
         WaitRoom room = runtime.waitRoom();
@@ -204,9 +220,10 @@ public class RateLimitFilter implements Filter {
             return false;
         }
         int rank = runtime.waitPolicy().rank(runtime.limiter().policy().model(chat.model()), pool);
-        ModelChooser chooser = new ModelChooser(runtime);
-        WaitingRequest.start(room, request, response, chat, body, refusal,
-                () -> chooser.choose(caller, chat, body), rank, runtime.clock(), maxWait, runtime.settings().errorStyle());
+        WaitingRequest.start(room, request, response, chat, body, refusal, chooser::choose,
+                new WaitingRequest.Place(rank, maxWait, WaitingRequest.waiterOf(caller)), runtime.clock(),
+                runtime.settings().errorStyle(), failure -> InternalFailures.failOpen(runtime,
+                        InternalFailures.EntryPoint.WAIT_ROOM, failure));
         return true;
     }
 
@@ -214,6 +231,11 @@ public class RateLimitFilter implements Filter {
     private void resume(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
                         WaitingRequest.Resumed resumed) throws IOException, ServletException {
         request.removeAttribute(WaitingRequest.RESUMED);
+        if (resumed.choice() == null) {
+            // Deciding it again failed and on-internal-error=fail-open: it goes on unlimited.
+            chain.doFilter(new BufferedBodyRequest(request, resumed.body(), null), response);
+            return;
+        }
         run(request, response, chain, resumed.choice(), resumed.chat(), resumed.body(), resumed.waitedMillis());
     }
 
@@ -226,16 +248,48 @@ public class RateLimitFilter implements Filter {
     private void run(HttpServletRequest request, HttpServletResponse response, FilterChain chain, ModelChoice choice,
                      ChatRequest asked, byte[] sent, long waitedMillis)
             throws IOException, ServletException {
+        Call call;
+        try {
+            call = prepare(request, response, choice, asked, sent, waitedMillis);
+        } catch (RuntimeException e) {
+            CallEnding.NOT_SERVED.settle(choice.admission());
+            waitRoomSignal().run();
+            failedInternally(request, response, chain, sent, asked.shape(), e);
+            return;
+        }
+        try {
+            chain.doFilter(call.forwarded(), call.exchange().response());
+        } catch (IOException | ServletException | RuntimeException | Error e) {
+            call.exchange().finish(e);
+            throw e;
+        }
+        if (!call.forwarded().isAsyncStarted()) {
+            call.exchange().finish(null);
+        }
+    }
+
+    /** The admitted request as the application gets it, and the exchange that finishes its admission. */
+    private record Call(BufferedBodyRequest forwarded, Exchange exchange) {
+    }
+
+    /**
+     * Everything between the admission and the application: the body a fallback or the usage option
+     * rewrites, the headers, the response that records usage. Headers are set last, so a failure
+     * here leaves the response as the filter found it.
+     */
+    private Call prepare(HttpServletRequest request, HttpServletResponse response, ModelChoice choice,
+                         ChatRequest asked, byte[] sent, long waitedMillis) {
         Admission admission = choice.admission();
         ChatRequest chat = asked;
         byte[] body = sent;
+        Map<String, String> headers = new LinkedHashMap<>();
         if (choice.fallbackFrom() != null) {
             body = ModelRewriter.withModel(sent, sent.length, choice.model()).orElseThrow();
             chat = asked.withModel(choice.model());
-            response.setHeader(FALLBACK_FROM, choice.fallbackFrom());
+            headers.put(FALLBACK_FROM, choice.fallbackFrom());
         }
         if (waitedMillis >= 0) {
-            response.setHeader(WaitingRequest.WAITED_HEADER, Long.toString(waitedMillis));
+            headers.put(WaitingRequest.WAITED_HEADER, Long.toString(waitedMillis));
         }
         // Both edits write ASCII (ModelRewriter escapes the rest) after ASCII structure, so every reading
         // the body passed keeps agreeing.
@@ -243,18 +297,11 @@ public class RateLimitFilter implements Filter {
                 && chat.stream() && !chat.includeUsage()
                 ? IncludeUsageRewriter.withIncludeUsage(body, body.length)
                 : Optional.empty();
-        RateLimitHeaderValues.forwarded(admission, response::setHeader);
+        RateLimitHeaderValues.forwarded(admission, headers::put);
         Exchange exchange = new Exchange(admission, chat, body, response, askingForUsage.isPresent(), waitRoomSignal());
         BufferedBodyRequest forwarded = new BufferedBodyRequest(request, askingForUsage.orElse(body), exchange);
-        try {
-            chain.doFilter(forwarded, exchange.response());
-        } catch (IOException | ServletException | RuntimeException | Error e) {
-            exchange.finish(e);
-            throw e;
-        }
-        if (!forwarded.isAsyncStarted()) {
-            exchange.finish(null);
-        }
+        headers.forEach(response::setHeader);
+        return new Call(forwarded, exchange);
     }
 
     /** Wakes the waiters when a request finishes: its slot, refund or settlement may be the capacity they wait for. */

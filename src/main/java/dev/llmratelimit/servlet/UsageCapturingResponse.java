@@ -194,6 +194,11 @@ final class UsageCapturingResponse extends HttpServletResponseWrapper {
         return observer;
     }
 
+    /** The bytes of the body the application has written. */
+    long bytesWritten() {
+        return stream == null ? 0 : stream.written();
+    }
+
     void clientFailed() {
         clientFailed = true;
     }

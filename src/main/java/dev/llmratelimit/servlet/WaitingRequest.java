@@ -1,8 +1,10 @@
 package dev.llmratelimit.servlet;
 
 import dev.llmratelimit.chat.ChatRequest;
+import dev.llmratelimit.engine.CallEnding;
 import dev.llmratelimit.http.ErrorResponse;
 import dev.llmratelimit.http.ErrorStyle;
+import dev.llmratelimit.identity.Caller;
 import dev.llmratelimit.usage.EndpointShape;
 import dev.llmratelimit.wait.WaitRoom;
 import dev.llmratelimit.wait.WaitingDecision;
@@ -16,6 +18,8 @@ import java.io.IOException;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -35,8 +39,25 @@ final class WaitingRequest implements AsyncListener {
 
     private static final System.Logger LOG = System.getLogger(WaitingRequest.class.getName());
 
-    /** What the filter needs to run the admitted request in its ASYNC dispatch. */
+    /**
+     * What the filter needs to run the admitted request in its ASYNC dispatch.
+     *
+     * @param choice the admitting decision; {@code null} when deciding again failed and
+     *               {@code on-internal-error=fail-open} lets the request through unlimited
+     */
     record Resumed(ModelChoice choice, ChatRequest chat, byte[] body, long waitedMillis) {
+    }
+
+    /**
+     * Where a request waits: its rank, how long at most, and whose request it is in the room's
+     * share per caller ({@link #waiterOf}).
+     */
+    record Place(int rank, long maxWaitMillis, Object caller) {
+    }
+
+    /** The caller a waiter counts for: the principal's name; every anonymous request is one caller. */
+    static Object waiterOf(Caller caller) {
+        return caller.principal() == null ? "" : caller.principal();
     }
 
     private final HttpServletRequest request;
@@ -44,35 +65,53 @@ final class WaitingRequest implements AsyncListener {
     private final AsyncContext async;
     private final ErrorStyle style;
     private final EndpointShape shape;
+    private final Predicate<RuntimeException> failOpen;
     private volatile WaitingDecision<ModelChoice> decision;
 
     private WaitingRequest(HttpServletRequest request, HttpServletResponse response, AsyncContext async,
-                           ErrorStyle style, EndpointShape shape) {
+                           ErrorStyle style, EndpointShape shape, Predicate<RuntimeException> failOpen) {
         this.request = request;
         this.response = response;
         this.async = async;
         this.style = style;
         this.shape = shape;
+        this.failOpen = failOpen;
     }
 
-    /** Puts the refused request in the room, or answers its refusal at once when the room is full. */
+    /**
+     * Puts the refused request in the room, or answers its refusal at once when it does not fit (the
+     * room's waiters, the bytes of their bodies, or this caller's share).
+     *
+     * @param failOpen reports a failure to decide the request again and says whether it then goes on
+     *                 unlimited ({@code on-internal-error})
+     */
     static void start(WaitRoom room, HttpServletRequest request, HttpServletResponse response, ChatRequest chat,
-                      byte[] body, ModelChoice refusal, Supplier<ModelChoice> decideAgain, int rank,
-                      Clock clock, long maxWaitMillis, ErrorStyle style) throws IOException {
+                      byte[] body, ModelChoice refusal, Supplier<ModelChoice> decideAgain, Place place,
+                      Clock clock, ErrorStyle style, Predicate<RuntimeException> failOpen)
+            throws IOException {
+        long maxWaitMillis = place.maxWaitMillis();
         WaitingDecision<ModelChoice> decision = WaitingDecision.enter(room, refusal, new ChoiceDecider(decideAgain),
-                rank, clock, maxWaitMillis);
+                place.rank(), clock, maxWaitMillis, body.length, place.caller());
         if (decision == null) {
             JsonErrors.write(response, ErrorResponse.refusal(refusal.admission(), style).forShape(chat.shape()));
             return;
         }
-        AsyncContext async = request.startAsync();
+        AsyncContext async;
+        try {
+            async = request.startAsync();
+        } catch (RuntimeException e) {
+            decision.leave();
+            throw e;
+        }
         async.setTimeout(maxWaitMillis + 30_000);
-        WaitingRequest waiting = new WaitingRequest(request, response, async, style, chat.shape());
+        WaitingRequest waiting = new WaitingRequest(request, response, async, style, chat.shape(), failOpen);
         waiting.decision = decision;
         async.addListener(waiting);
-        decision.outcome().whenComplete((choice, cancelled) -> {
-            if (cancelled == null) {
+        decision.outcome().whenComplete((choice, failure) -> {
+            if (failure == null) {
                 waiting.go(choice, chat, body);
+            } else if (!(failure instanceof CancellationException)) {
+                waiting.failed(failure, chat, body);
             }
         });
     }
@@ -81,14 +120,31 @@ final class WaitingRequest implements AsyncListener {
         if (choice.permitsCall()) {
             request.setAttribute(RESUMED, new Resumed(choice, chat, body, decision.waitedMillis()));
             async.dispatch();
+            return;
+        }
+        ErrorResponse refusal;
+        try {
+            refusal = ErrorResponse.refusal(choice.admission(), style);
+        } catch (RuntimeException e) {
+            failed(e, chat, body);
+            return;
+        }
+        answer(refusal);
+    }
+
+    /** Deciding it again failed: through unlimited ({@code fail-open}) or 503, as {@code on-internal-error} says. */
+    private void failed(Throwable failure, ChatRequest chat, byte[] body) {
+        RuntimeException cause = failure instanceof RuntimeException runtime ? runtime : new IllegalStateException(failure);
+        if (failOpen.test(cause)) {
+            request.setAttribute(RESUMED, new Resumed(null, chat, body, decision.waitedMillis()));
+            async.dispatch();
         } else {
-            answer(choice);
+            answer(ErrorResponse.internalError());
         }
     }
 
-    private void answer(ModelChoice refusal) {
+    private void answer(ErrorResponse answer) {
         try {
-            ErrorResponse answer = ErrorResponse.refusal(refusal.admission(), style);
             Map<String, String> headers = new LinkedHashMap<>(answer.headers());
             headers.put(WAITED_HEADER, Long.toString(decision.waitedMillis()));
             JsonErrors.write(response, new ErrorResponse(answer.status(), headers, answer.type(), answer.code(),
@@ -115,7 +171,9 @@ final class WaitingRequest implements AsyncListener {
         decision.leave();
         if (request.getAttribute(RESUMED) instanceof Resumed unclaimed) {
             request.removeAttribute(RESUMED);
-            unclaimed.choice().admission().abort();
+            if (unclaimed.choice() != null) {
+                CallEnding.NOT_SERVED.settle(unclaimed.choice().admission());
+            }
             LOG.log(System.Logger.Level.WARNING, "A request admitted after waiting was not run: map the "
                     + "llm-ratelimit filter for ASYNC dispatches (dispatcher REQUEST and ASYNC)");
         }
@@ -150,7 +208,7 @@ final class WaitingRequest implements AsyncListener {
 
         @Override
         public void giveBack(ModelChoice decision) {
-            decision.admission().abort();
+            CallEnding.NOT_SERVED.settle(decision.admission());
         }
     }
 }

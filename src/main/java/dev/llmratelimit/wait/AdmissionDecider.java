@@ -1,8 +1,10 @@
 package dev.llmratelimit.wait;
 
 import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.CallEnding;
 import dev.llmratelimit.engine.CounterGroup;
 import dev.llmratelimit.engine.Dimension;
+import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.engine.Refusal;
 
 import java.util.function.Supplier;
@@ -32,7 +34,7 @@ public record AdmissionDecider(Supplier<Admission> decideAgain) implements Waiti
 
     @Override
     public void giveBack(Admission decision) {
-        decision.abort();
+        CallEnding.NOT_SERVED.settle(decision);
     }
 
     /**
@@ -41,8 +43,13 @@ public record AdmissionDecider(Supplier<Admission> decideAgain) implements Waiti
      * tokens and money a smaller request may fit where a larger one did not, so the size is part of it.
      */
     public static Object groupOf(Admission refused) {
+        Plan plan = refused.plan();
+        if (plan == null) {
+            // Refused before any counter was asked (a model without a price where a budget applies, an unknown model).
+            return refused.model() + '\u0000' + refused.outcome();
+        }
         Refusal refusal = refused.refusal();
-        String where = refused.plan().model() + '\u0000' + refused.plan().pool();
+        String where = plan.model() + '\u0000' + plan.pool();
         if (refusal == null) {
             return where + "\u0000store";
         }

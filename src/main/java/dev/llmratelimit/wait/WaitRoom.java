@@ -11,7 +11,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -40,6 +39,31 @@ public final class WaitRoom implements AutoCloseable {
 
         /** The wait is over without capacity: answer the refusal the request would have had. */
         void expire();
+
+        /** Deciding it again failed (a bug, not a refusal): its entry point's {@code on-internal-error} answers it. */
+        void fail(RuntimeException failure);
+
+        /** The bytes it holds while it waits (its request body), counted against {@link Capacity#maxBytes()}. */
+        default long bytes() {
+            return 0;
+        }
+
+        /** Whose request it is, counted against {@link Capacity#maxPerCaller()}; {@code null}: nobody's in particular. */
+        default Object caller() {
+            return null;
+        }
+    }
+
+    /**
+     * What the room holds at most: waiters, bytes of their request bodies, waiters of one caller.
+     * A request that does not fit gets the refusal it would have had, at once.
+     */
+    public record Capacity(int maxWaiters, long maxBytes, int maxPerCaller) {
+
+        /** Only a number of waiters; bytes and callers unbounded. */
+        public static Capacity of(int maxWaiters) {
+            return new Capacity(maxWaiters, Long.MAX_VALUE, Integer.MAX_VALUE);
+        }
     }
 
     /**
@@ -63,9 +87,7 @@ public final class WaitRoom implements AutoCloseable {
 
         /** Leaves the room; no effect once the waiter was admitted or expired. */
         public void leave() {
-            if (waiting.remove(this)) {
-                size.decrementAndGet();
-            }
+            take(this);
         }
 
         @Override
@@ -76,18 +98,22 @@ public final class WaitRoom implements AutoCloseable {
     }
 
     private final Clock clock;
-    private final int maxWaiters;
+    private final Occupancy occupancy;
     private final long pollMillis;
     private final ScheduledExecutorService timer;
     private final ConcurrentSkipListSet<Ticket> waiting = new ConcurrentSkipListSet<>();
-    private final AtomicInteger size = new AtomicInteger();
     private final AtomicLong arrivals = new AtomicLong();
     private final Object scheduleLock = new Object();
     private ScheduledFuture<?> nextPass;
     private long nextPassAt = Long.MAX_VALUE;
 
+    /** A room bounded by its number of waiters only. */
     public WaitRoom(Clock clock, int maxWaiters, Duration pollInterval) {
-        this(clock, maxWaiters, pollInterval, Executors.newSingleThreadScheduledExecutor(runnable -> {
+        this(clock, Capacity.of(maxWaiters), pollInterval);
+    }
+
+    public WaitRoom(Clock clock, Capacity capacity, Duration pollInterval) {
+        this(clock, capacity, pollInterval, Executors.newSingleThreadScheduledExecutor(runnable -> {
             Thread thread = new Thread(runnable, "llm-ratelimit-wait");
             thread.setDaemon(true);
             return thread;
@@ -96,8 +122,12 @@ public final class WaitRoom implements AutoCloseable {
 
     /** @param timer runs every pass; tests give one that runs nothing and call {@link #pass()} themselves */
     WaitRoom(Clock clock, int maxWaiters, Duration pollInterval, ScheduledExecutorService timer) {
+        this(clock, Capacity.of(maxWaiters), pollInterval, timer);
+    }
+
+    WaitRoom(Clock clock, Capacity capacity, Duration pollInterval, ScheduledExecutorService timer) {
         this.clock = clock;
-        this.maxWaiters = maxWaiters;
+        this.occupancy = new Occupancy(capacity);
         this.pollMillis = pollInterval.toMillis();
         this.timer = timer;
     }
@@ -107,15 +137,27 @@ public final class WaitRoom implements AutoCloseable {
      * The first decision again comes at the latest after the poll interval.
      */
     public Ticket enter(Waiter waiter, long clearsInMillis) {
-        if (size.incrementAndGet() > maxWaiters) {
-            size.decrementAndGet();
-            return null;
+        Ticket ticket = ticketFor(waiter);
+        return enter(ticket, clearsInMillis) ? ticket : null;
+    }
+
+    /**
+     * A place for this waiter that is not in the room yet: a waiter that must know its ticket before
+     * any pass can decide it takes the ticket first, then {@link #enter(Ticket, long) enters} with it.
+     */
+    public Ticket ticketFor(Waiter waiter) {
+        return new Ticket(waiter, arrivals.incrementAndGet());
+    }
+
+    /** Puts the ticket in the room; {@code false} when it does not fit ({@link Capacity}). */
+    public boolean enter(Ticket ticket, long clearsInMillis) {
+        if (!occupancy.enter(ticket.waiter)) {
+            return false;
         }
-        Ticket ticket = new Ticket(waiter, arrivals.incrementAndGet());
         waiting.add(ticket);
         long now = clock.millis();
-        schedule(Math.min(waiter.deadlineMillis(), now + Math.max(0, Math.min(clearsInMillis, pollMillis))));
-        return ticket;
+        schedule(Math.min(ticket.waiter.deadlineMillis(), now + Math.max(0, Math.min(clearsInMillis, pollMillis))));
+        return true;
     }
 
     /** Capacity may have changed (a request of this instance finished): decide the waiters again soon. */
@@ -126,7 +168,12 @@ public final class WaitRoom implements AutoCloseable {
     }
 
     public int waiters() {
-        return size.get();
+        return occupancy.waiters();
+    }
+
+    /** The bytes the waiters hold together. */
+    public long waitingBytes() {
+        return occupancy.bytes();
     }
 
     /** One round over the waiters, in order; schedules the next. */
@@ -168,9 +215,8 @@ public final class WaitRoom implements AutoCloseable {
         try {
             refusal = ticket.waiter.attempt();
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "A waiting request could not be decided again; it gets its refusal", e);
             if (take(ticket)) {
-                run(ticket.waiter::expire);
+                run(() -> ticket.waiter.fail(e));
             }
             return null;
         }
@@ -184,7 +230,7 @@ public final class WaitRoom implements AutoCloseable {
 
     private boolean take(Ticket ticket) {
         if (waiting.remove(ticket)) {
-            size.decrementAndGet();
+            occupancy.leave(ticket.waiter);
             return true;
         }
         return false;

@@ -35,28 +35,48 @@ public final class WaitingDecision<D> implements WaitRoom.Waiter {
     private final Clock clock;
     private final long startedAt;
     private final long deadline;
+    private final long bytes;
+    private final Object caller;
     private final CompletableFuture<D> outcome = new CompletableFuture<>();
     private volatile D lastRefusal;
-    private volatile WaitRoom.Ticket ticket;
+    private final WaitRoom.Ticket ticket;
 
-    private WaitingDecision(D refusal, Decider<D> decider, int rank, Clock clock, long maxWaitMillis) {
+    private WaitingDecision(WaitRoom room, D refusal, Decider<D> decider, int rank, Clock clock, long maxWaitMillis,
+                            long bytes, Object caller) {
+        this.bytes = bytes;
+        this.caller = caller;
         this.lastRefusal = refusal;
         this.decider = decider;
         this.rank = rank;
         this.clock = clock;
         this.startedAt = clock.millis();
         this.deadline = startedAt + maxWaitMillis;
+        this.ticket = room.ticketFor(this);      // known before any pass can decide this waiter
     }
 
-    /** Enters the room with a refused decision; {@code null} when the room is full. */
+    /** Enters the room with a refused decision, holding nothing countable for nobody in particular. */
     public static <D> WaitingDecision<D> enter(WaitRoom room, D refusal, Decider<D> decider, int rank, Clock clock,
                                                long maxWaitMillis) {
-        WaitingDecision<D> waiting = new WaitingDecision<>(refusal, decider, rank, clock, maxWaitMillis);
-        waiting.ticket = room.enter(waiting, decider.clearsInMillis(refusal));
-        return waiting.ticket == null ? null : waiting;
+        return enter(room, refusal, decider, rank, clock, maxWaitMillis, 0, null);
     }
 
-    /** Completes with an admitting decision, or with the last refusal when the wait is over; cancelled when left. */
+    /**
+     * Enters the room with a refused decision; {@code null} when it does not fit (the room's waiters,
+     * bytes, or this caller's share).
+     *
+     * @param bytes  what the waiter holds while it waits (its request body)
+     * @param caller whose request it is; {@code null} for nobody in particular
+     */
+    public static <D> WaitingDecision<D> enter(WaitRoom room, D refusal, Decider<D> decider, int rank, Clock clock,
+                                               long maxWaitMillis, long bytes, Object caller) {
+        WaitingDecision<D> waiting = new WaitingDecision<>(room, refusal, decider, rank, clock, maxWaitMillis, bytes, caller);
+        return room.enter(waiting.ticket, decider.clearsInMillis(refusal)) ? waiting : null;
+    }
+
+    /**
+     * Completes with an admitting decision, or with the last refusal when the wait is over; cancelled
+     * when left; completed exceptionally with the failure when deciding again failed.
+     */
     public CompletableFuture<D> outcome() {
         return outcome;
     }
@@ -88,6 +108,16 @@ public final class WaitingDecision<D> implements WaitRoom.Waiter {
     }
 
     @Override
+    public long bytes() {
+        return bytes;
+    }
+
+    @Override
+    public Object caller() {
+        return caller;
+    }
+
+    @Override
     public WaitRoom.Refusal attempt() {
         if (outcome.isDone()) {
             return null;
@@ -108,5 +138,11 @@ public final class WaitingDecision<D> implements WaitRoom.Waiter {
     public void expire() {
         ticket.leave();
         outcome.complete(lastRefusal);
+    }
+
+    @Override
+    public void fail(RuntimeException failure) {
+        ticket.leave();
+        outcome.completeExceptionally(failure);
     }
 }

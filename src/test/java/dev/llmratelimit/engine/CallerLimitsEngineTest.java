@@ -101,12 +101,19 @@ class CallerLimitsEngineTest {
     }
 
     @Test
-    void anUnconfiguredModelPassesCallerLimitsUntouched() {
+    void callerLimitsApplyToAModelNobodyConfigured() {
         RateLimiter limiter = limiter("models.m.rpm=10");
         CallerPlan caller = key(1, 0, 0);
-        assertThat(admit(limiter, "other", null, null, caller).outcome()).isEqualTo(Admission.Outcome.UNLIMITED);
-        assertThat(admit(limiter, "other", null, null, caller).outcome()).isEqualTo(Admission.Outcome.UNLIMITED);
-        assertThat(admit(limiter, "m", null, null, caller).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        Admission first = admit(limiter, "other", null, null, caller);
+        assertThat(first.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(first.plan().groups()).extracting(CounterGroup::kind).containsExactly(GroupKind.KEY);
+        first.complete(new Usage(10, 5, 0));
+        Admission second = admit(limiter, "other", null, null, caller);
+        assertThat(second.outcome()).isEqualTo(Admission.Outcome.REFUSED);
+        assertThat(second.refusal().group().kind()).isEqualTo(GroupKind.KEY);
+        assertThat(admit(limiter, "m", null, null, caller).outcome()).isEqualTo(Admission.Outcome.REFUSED);
+        // without caller limits nothing applies to an unconfigured model: nothing is counted
+        assertThat(admit(limiter, "other", null, null, null).outcome()).isEqualTo(Admission.Outcome.UNLIMITED);
     }
 
     @Test

@@ -148,12 +148,14 @@ class TokenEstimateTest {
         assertThat(used(limiter)).isEqualTo(130);
         admit(limiter, "m", null, null, 100, 100).abort();                               // failed: refunded
         assertThat(used(limiter)).isEqualTo(130);
-        admit(limiter, "m", null, null, 100, 100).completeWithoutUsage();                // no usage: estimate kept
+        admit(limiter, "m", null, null, 100, 100).chargeAtLeastReserved(new Usage(100, 20, 0)); // no usage: estimate kept
         assertThat(used(limiter)).isEqualTo(330);
+        admit(limiter, "m", null, null, 100, 100).chargeAtLeastReserved(new Usage(100, 150, 0)); // more written than reserved
+        assertThat(used(limiter)).isEqualTo(580);
         Admission cut = admit(limiter, "m", null, null, 100, 100);
         cut.charge(new Usage(100, 7, 0));                                               // a cut stream
         cut.abort();                                                                    // already finished
-        assertThat(used(limiter)).isEqualTo(437);
+        assertThat(used(limiter)).isEqualTo(687);
     }
 
     @Test
@@ -164,7 +166,7 @@ class TokenEstimateTest {
         assertThat(prompt.tokenizerRuns()).isZero();
         assertThat(admission.reservedTokens()).isZero();
         assertThat(admission.verdict().tokenRemaining()).isEqualTo(1000);
-        admission.completeWithoutUsage();
+        admission.chargeAtLeastReserved(new Usage(0, 0, 0));
         assertThat(admit(limiter, "m", null).verdict().tokenRemaining()).isEqualTo(1000);
     }
 

@@ -88,4 +88,26 @@ class InterceptorWaitingTest {
                 .hasCauseInstanceOf(RateLimitExceededException.class);
         assertThat(WaitingChatService.CALLS).hasValue(1);
     }
+
+    /** The limiter fails on the call (the application's resolver throws): 503 by default, and the method never runs. */
+    @Test
+    void aCallTheLimiterFailsOnIsRefusedWith503AndNeverRuns() {
+        TestPrincipals.CURRENT.set(() -> "broken");
+        try {
+            assertThatThrownBy(() -> service().complete(new ChatService.Prompt("waits", "x")))
+                    .isInstanceOfSatisfying(RateLimitRefusalException.class, refusal -> {
+                        assertThat(refusal.status()).isEqualTo(503);
+                        assertThat(refusal.outcome()).isNull();
+                        assertThat(refusal.errorResponse().headers()).containsEntry("retry-after", "1");
+                        assertThat(refusal.errorResponse().body()).isEqualTo("{\"error\":{\"message\":\"The rate limiter"
+                                + " failed on this request; try again shortly\",\"type\":\"service_unavailable\","
+                                + "\"param\":null,\"code\":\"rate_limiter_error\"}}");
+                    });
+            assertThatThrownBy(() -> service().completeLater(new ChatService.Prompt("waits", "x")))
+                    .isInstanceOf(RateLimitRefusalException.class);
+            assertThat(WaitingChatService.CALLS).hasValue(0);
+        } finally {
+            TestPrincipals.CURRENT.remove();
+        }
+    }
 }

@@ -83,6 +83,37 @@ class FallbackFilterTest {
         assertThat(app.received).hasSize(3);
     }
 
+    /**
+     * A fallback without a price where budgets apply is refused before any counter is asked; the
+     * request then gets the first model's refusal, never a free call.
+     */
+    @Test
+    void anUnpricedFallbackIsNeverAWayAroundTheCallersLimitOrBudget() throws Exception {
+        Http http = start("models.gpt-4o.rpm=5", "models.local-llama.rpm=1000", "models.gpt-4o.fallbacks=local-llama",
+                "prices.gpt-4o.input=1", "prices.gpt-4o.output=1", "principals.bob.budget=100",
+                "principals.bob.rpm-limit=2", "principals.alice.budget=0");
+        String body = FilterServer.chat("gpt-4o");
+        List<HttpResponse<String>> bob = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            bob.add(http.chat("sk-bob", body));
+        }
+        assertThat(bob).extracting(HttpResponse::statusCode).containsExactly(200, 200, 429, 429, 429);
+        assertThat(bob).extracting(r -> Http.header(r, "x-ratelimit-remaining-requests"))
+                .containsExactly("4", "3", null, null, null);
+        assertThat(bob.subList(2, 5)).allSatisfy(refused -> {
+            assertThat(refused.body()).contains("\"code\":\"429\"");
+            assertThat(Http.header(refused, "retry-after")).isNotNull();
+        });
+        // alice's budget is spent: refused on money by gpt-4o, and the unpriced fallback is no way out
+        for (int i = 0; i < 3; i++) {
+            HttpResponse<String> refused = http.chat("sk-alice", body);
+            assertThat(refused.statusCode()).isEqualTo(429);
+            assertThat(refused.body()).contains("\"type\":\"budget_exceeded\"");
+        }
+        assertThat(app.received).hasSize(2);
+        assertThat(app.received).allMatch(b -> b.contains("\"gpt-4o\""));
+    }
+
     @Test
     void shadowModeNeverFallsBack() throws Exception {
         Http http = start("models.a.rpm=1", "models.b.rpm=10", "models.a.fallbacks=b", "mode=shadow");

@@ -28,6 +28,7 @@ class WaitRoomTest {
     private final AtomicInteger decisions = new AtomicInteger();
     private final List<String> admitted = new ArrayList<>();
     private final List<String> expired = new ArrayList<>();
+    private final List<String> failed = new ArrayList<>();
     private final long start = clock.millis();
     /** Per waiter, the milliseconds since the start at its last decision. */
     private final Map<String, Long> decidedAt = new HashMap<>();
@@ -65,6 +66,11 @@ class WaitRoomTest {
             @Override
             public void expire() {
                 expired.add(name);
+            }
+
+            @Override
+            public void fail(RuntimeException failure) {
+                failed.add(name + ": " + failure.getMessage());
             }
         };
     }
@@ -169,6 +175,45 @@ class WaitRoomTest {
         room.pass();
         assertThat(admitted).containsExactly("w");
         assertThat(expired).isEmpty();
+        assertThat(room.waiters()).isZero();
+    }
+
+    /** A decision that throws is a bug of the limiter: the waiter is told so (its entry point answers it), not refused. */
+    @Test
+    void aWaiterWhoseDecisionFailsLeavesAndIsToldOfTheFailure() {
+        WaitRoom.Waiter broken = new WaitRoom.Waiter() {
+            @Override
+            public int rank() {
+                return 0;
+            }
+
+            @Override
+            public long deadlineMillis() {
+                return clock.millis() + 5_000;
+            }
+
+            @Override
+            public WaitRoom.Refusal attempt() {
+                throw new IllegalStateException("decider bug");
+            }
+
+            @Override
+            public void expire() {
+                expired.add("broken");
+            }
+
+            @Override
+            public void fail(RuntimeException failure) {
+                failed.add("broken: " + failure.getMessage());
+            }
+        };
+        room.enter(broken, 1_000);
+        room.enter(waiter("fine", 1, 5_000, "g"), 1_000);
+        capacity.set(1);
+        room.pass();
+        assertThat(failed).containsExactly("broken: decider bug");
+        assertThat(expired).isEmpty();
+        assertThat(admitted).containsExactly("fine");
         assertThat(room.waiters()).isZero();
     }
 }

@@ -46,6 +46,7 @@ final class OpenTelemetryMetrics implements Metrics {
     private static final AttributeKey<String> OPERATION = AttributeKey.stringKey("operation");
     private static final AttributeKey<String> FATE = AttributeKey.stringKey("fate");
     private static final AttributeKey<String> SCOPE = AttributeKey.stringKey("scope");
+    private static final AttributeKey<String> ENTRY_POINT = AttributeKey.stringKey("entry_point");
     private static final Set<String> SCOPES = Set.of("key", "user", "team");
     private static final List<Double> LATENCY_BUCKETS = List.of(0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025,
             0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5);
@@ -58,6 +59,7 @@ final class OpenTelemetryMetrics implements Metrics {
     private final LongCounter spend;
     private final LongCounter softBudgets;
     private final LongCounter storeFailures;
+    private final LongCounter internalErrors;
     private final DoubleHistogram latency;
     private final Attributes[] failureAttributes;
     private final List<AutoCloseable> gauges = new ArrayList<>();
@@ -76,6 +78,9 @@ final class OpenTelemetryMetrics implements Metrics {
                 .setDescription("Soft budgets reached, once per budget and period on each instance").build();
         storeFailures = meter.counterBuilder("llm_ratelimit.store.failures").setUnit("{failure}")
                 .setDescription("Counter store operations that failed or were skipped by an open circuit").build();
+        internalErrors = meter.counterBuilder("llm_ratelimit.internal_errors").setUnit("{request}")
+                .setDescription("Requests the limiter failed on, by entry point (on-internal-error says what they got)")
+                .build();
         latency = meter.histogramBuilder("llm_ratelimit.decision.duration").setUnit("s")
                 .setDescription("Time to decide one request, store round trip included")
                 .setExplicitBucketBoundariesAdvice(LATENCY_BUCKETS).build();
@@ -192,6 +197,11 @@ final class OpenTelemetryMetrics implements Metrics {
     @Override
     public void softBudgetReached(String scope) {
         softBudgets.add(1, Attributes.of(SCOPE, SCOPES.contains(scope) ? scope : "other"));
+    }
+
+    @Override
+    public void internalError(String entryPoint) {
+        internalErrors.add(1, Attributes.of(ENTRY_POINT, entryPoint));
     }
 
     @Override

@@ -337,6 +337,9 @@ public final class JdbcAdmissionStore implements AdmissionStore {
                 if (!retryable(e)) {
                     break;
                 }
+            } catch (RuntimeException | Error e) {
+                broken = !rollback(connection);        // never hand back a connection with half a transaction
+                throw e;
             } finally {
                 connections.release(connection, broken);
             }

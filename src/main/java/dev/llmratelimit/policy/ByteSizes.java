@@ -1,16 +1,14 @@
-package dev.llmratelimit.config;
-
-import dev.llmratelimit.policy.PolicyException;
+package dev.llmratelimit.policy;
 
 import java.util.Locale;
 
 /** Parses sizes written as {@code 4MiB}, {@code 512KiB}, {@code 1MB} or a plain number of bytes. */
-final class ByteSizes {
+public final class ByteSizes {
 
     private ByteSizes() {
     }
 
-    static long parse(String property, String text) {
+    public static long parse(String property, String text) {
         String value = text.trim().toLowerCase(Locale.ROOT);
         long multiplier = 1;
         String[][] units = {{"gib", "1073741824"}, {"mib", "1048576"}, {"kib", "1024"},
