@@ -29,6 +29,10 @@ class ReloadMetricsTest {
                 }
 
                 @Override
+                public void watchBudgets(dev.llmratelimit.observe.BudgetStatus.Source budgets) {
+                }
+
+                @Override
                 public void spent(String scope, String model, long microDollars) {
                 }
 
