@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Part 6: what waiting instead of a 429 costs (SPEC section 15). A thousand waiters in the room of
+ * Part 6: what waiting instead of a 429 costs (docs/instead-of-429.md). A thousand waiters in the room of
  * one instance, refused by ten counter groups that stay full: the CPU of the room's thread and the
  * decisions it makes per second (it must sleep between passes, never spin), the room's memory per
  * waiter, and how soon a waiter is admitted after a finished request frees capacity.

@@ -14,7 +14,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Every configured budget (SPEC section 11): per identity under {@code principals.<name>},
+ * Every configured budget (docs/budgets.md): per identity under {@code principals.<name>},
  * {@code users.<user>} and {@code teams.<team>}, defaults per scope kind under
  * {@code defaults.<key|user|team>}, the period, the admission mode, the prices and the lease of a
  * reservation that is never settled.

@@ -7,7 +7,7 @@ import java.nio.charset.Charset;
 import java.util.List;
 
 /**
- * SPEC 7a "one body, one reading". An application reads a JSON body either from its bytes, with the
+ * docs/hostile-input.md: "one body, one reading". An application reads a JSON body either from its bytes, with the
  * parser detecting the encoding (Jackson databind, JSON-B and JSON-P providers), or as text decoded in
  * a charset ({@code getReader()}: the declared one, ISO-8859-1 when none). A body that reads
  * differently in those ways could name one model to the filter and another to the application.

@@ -3,7 +3,7 @@ package dev.llmratelimit.chat;
 import dev.llmratelimit.usage.EndpointShape;
 
 /**
- * Which request field of an endpoint shape plays which part in the decision (SPEC section 12): the
+ * Which request field of an endpoint shape plays which part in the decision (docs/endpoints.md): the
  * output cap is chat's {@code max_completion_tokens} or {@code max_tokens} (the larger when both are
  * set), legacy completions' and Anthropic Messages' {@code max_tokens} (required there), the Responses
  * API's {@code max_output_tokens}; the choices are {@code n} (legacy completions also {@code best_of},

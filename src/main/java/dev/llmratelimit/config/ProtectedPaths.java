@@ -12,7 +12,7 @@ import java.util.Map;
 
 /**
  * {@code llm.ratelimit.paths} and {@code llm.ratelimit.path-shapes}: the protected paths and the
- * endpoint shape of each (SPEC section 12). A path's shape is the one {@code path-shapes} names for
+ * endpoint shape of each (docs/endpoints.md). A path's shape is the one {@code path-shapes} names for
  * it, else the one its last segments name ({@code .../chat/completions}, {@code .../completions},
  * {@code .../embeddings}, {@code .../responses}, {@code .../messages}), else chat. A path named in
  * {@code path-shapes} is protected even when {@code paths} does not list it.

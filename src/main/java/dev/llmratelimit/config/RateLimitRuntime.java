@@ -86,7 +86,7 @@ public final class RateLimitRuntime implements AutoCloseable {
                 new BudgetReader(() -> this.active.configuration().budgets(), stores.store(), clock), observability.recent(), clock);
     }
 
-    /** Where refused requests wait (SPEC section 15): made once, at start-up, when waiting is configured. */
+    /** Where refused requests wait (docs/instead-of-429.md): made once, at start-up, when waiting is configured. */
     private static WaitRoom waitRoom(RuntimeConfiguration configuration) {
         WaitPolicy waiting = configuration.waitPolicy();
         if (waiting == null || !waiting.waits() || configuration.policy().mode() == EnforcementMode.SHADOW) {

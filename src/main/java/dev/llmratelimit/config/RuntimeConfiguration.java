@@ -22,9 +22,9 @@ import java.util.Optional;
  * Everything a runtime builds from its properties before it touches a store, validated together:
  * start-up, every reload and the check command refuse exactly the same configurations.
  *
- * @param fallbacks      the fallback models of each model (SPEC section 15)
+ * @param fallbacks      the fallback models of each model (docs/instead-of-429.md)
  * @param waitPolicy     how long refused requests may wait; {@code null} for a runtime built over a given limiter
- * @param budgets        prices and spend budgets (SPEC section 11)
+ * @param budgets        prices and spend budgets (docs/budgets.md)
  * @param reloadInterval how often the runtime re-reads its configuration; empty: never on its own
  */
 public record RuntimeConfiguration(FilterSettings settings, RateLimitPolicy policy, CallerLimitPolicy callerLimits,

@@ -14,7 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Budgets (SPEC section 11) as counter groups of the one admission plan: one {@link GroupKind#BUDGET}
+ * Budgets (docs/budgets.md) as counter groups of the one admission plan: one {@link GroupKind#BUDGET}
  * group per budget that applies to the request's identity and model (key, user, team; a scope's
  * whole spend and its per-model budget), for every model, configured or not. A hard budget is
  * enforced; a soft one is a tracked group of its own counter that only reports. In {@code reserve}

@@ -3,7 +3,7 @@ package dev.llmratelimit.engine;
 import java.util.List;
 
 /**
- * The decision of SPEC sections 2, 4, 9 and 10 as a pure function of the counters read. The
+ * The decision of docs/admission.md as a pure function of the counters read. The
  * memory store calls it under its locks; the Redis store runs the same rule in Lua
  * ({@code admit.lua}) and rebuilds the verdict through this class.
  *
@@ -189,7 +189,7 @@ public final class PlanRule {
      * The most a budget may hold (spent and reserved) and still admit a request adding
      * {@code worstCase}: something must be left and the worst case must fit it, so a budget of 0
      * refuses everything, a free request is refused once the budget is spent, and a worst case above
-     * the budget is refused even on an empty counter (SPEC section 11).
+     * the budget is refused even on an empty counter (docs/budgets.md).
      */
     static long moneyAllowance(long budget, long worstCase) {
         return budget - Math.max(1, worstCase);

@@ -2,7 +2,7 @@ package dev.llmratelimit.engine;
 
 /**
  * The answer of a store for one plan. The request and token figures are the headers' (SPEC
- * section 6): those of the tightest model or pool limit enforced, -1 where the model does not
+ * docs/errors.md): those of the tightest model or pool limit enforced, -1 where the model does not
  * limit that dimension; a refusal by the model or pool sets only the refusing dimension, a refusal
  * by another group neither.
  *

@@ -15,7 +15,7 @@ import dev.llmratelimit.policy.KeyHash;
 import java.time.Instant;
 import java.util.function.BiConsumer;
 
-/** The budget answers of SPEC section 11: the 429 and 400 messages and the {@code x-ratelimit-*-budget} headers. */
+/** The budget answers of docs/budgets.md: the 429 and 400 messages and the {@code x-ratelimit-*-budget} headers. */
 public final class BudgetTexts {
 
     public static final String LIMIT = "x-ratelimit-limit-budget";

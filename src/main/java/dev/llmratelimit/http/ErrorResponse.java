@@ -48,7 +48,7 @@ public record ErrorResponse(int status, Map<String, String> headers, String type
     }
 
     /**
-     * The answer to an admission that does not permit the call: the 429 of SPEC section 6 for a
+     * The answer to an admission that does not permit the call: the 429 of docs/errors.md for a
      * refusal (its body in the given style), 404 for an unknown model under
      * {@code reject-unknown-models}, 503 for a failed store under {@code on-store-failure=fail-closed}.
      */
@@ -77,7 +77,7 @@ public record ErrorResponse(int status, Map<String, String> headers, String type
         RateLimitHeaderValues.refused(admission, headers::put);
         Refusal refusal = admission.refusal();
         if (refusal.dimension() == Dimension.MONEY) {
-            // SPEC section 11 gives budgets one body, whatever error-style says.
+            // docs/budgets.md gives budgets one body, whatever error-style says.
             return new ErrorResponse(429, Collections.unmodifiableMap(headers), BudgetTexts.BUDGET_EXCEEDED, "429",
                     BudgetTexts.exceeded(admission.plan(), refusal));
         }

@@ -7,7 +7,7 @@ import dev.llmratelimit.engine.Verdict;
 
 import java.util.function.BiConsumer;
 
-/** The {@code x-ratelimit-*} and {@code retry-after} headers of SPEC section 6, handed to any header setter. */
+/** The {@code x-ratelimit-*} and {@code retry-after} headers of docs/errors.md, handed to any header setter. */
 public final class RateLimitHeaderValues {
 
     public static final String PRIORITY = "x-ratelimit-priority";

@@ -7,7 +7,7 @@ import dev.llmratelimit.engine.Verdict;
 
 import java.util.Locale;
 
-/** The 429 messages of SPEC section 6. */
+/** The 429 messages of docs/errors.md. */
 public final class RefusalMessages {
 
     private RefusalMessages() {

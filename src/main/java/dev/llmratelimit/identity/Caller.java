@@ -41,7 +41,7 @@ public record Caller(String principal, String team, String teamPriority, String 
                 limits.orElse(fallback.limits));
     }
 
-    /** Principal, user and team names may be customer data or key names: never printed; priorities as section 5 allows. */
+    /** Principal, user and team names may be customer data or key names: never printed; priorities may be printed (docs/identity.md). */
     @Override
     public String toString() {
         return "Caller[" + (principal == null ? "anonymous" : "authenticated")

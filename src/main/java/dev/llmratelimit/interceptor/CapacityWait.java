@@ -17,7 +17,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
-/** A refused {@code @RateLimited} call waiting for capacity (SPEC section 15), where its model and pool allow it. */
+/** A refused {@code @RateLimited} call waiting for capacity (docs/instead-of-429.md), where its model and pool allow it. */
 final class CapacityWait {
 
     /** How much longer than its own deadline a blocked caller waits for the room's answer. */

@@ -8,7 +8,7 @@ import dev.llmratelimit.http.ErrorResponse;
 
 /**
  * A {@link RateLimited} call refused by a limit of its model or pool, or by a per-caller limit:
- * HTTP 429. The message is the SPEC section 6 message, e.g.
+ * HTTP 429. The message is the message of docs/errors.md, e.g.
  * {@code Model capacity reached for gpt-4o. Priority: prod, ...}.
  */
 public class RateLimitExceededException extends RateLimitRefusalException {

@@ -46,7 +46,7 @@ public class RateLimitRefusalException extends RuntimeException {
         return new RateLimitRefusalException(ErrorResponse.internalError(), null);
     }
 
-    /** Status, headers and OpenAI-compatible body of the HTTP answer (SPEC section 6). */
+    /** Status, headers and OpenAI-compatible body of the HTTP answer (docs/errors.md). */
     public ErrorResponse errorResponse() {
         return errorResponse;
     }

@@ -7,7 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
- * The usage a complete return value carries, in the shape of any endpoint (SPEC section 12): a
+ * The usage a complete return value carries, in the shape of any endpoint (docs/endpoints.md): a
  * {@link Usage}; a JSON response body ({@code String} or {@code byte[]}; its shape told by
  * {@link JsonUsageParser#parseAnyShape}); a {@code Map} with a {@code "usage"} map; or an object with
  * a {@code usage()}/{@code getUsage()} accessor (an {@code Optional} is unwrapped) whose value is one

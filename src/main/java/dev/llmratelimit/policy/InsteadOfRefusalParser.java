@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Reads what a refused request may get instead of a 429 (SPEC section 15): fallback models and
+ * Reads what a refused request may get instead of a 429 (docs/instead-of-429.md): fallback models and
  * bounded waiting. Needs the parsed {@link RateLimitPolicy}: a fallback must be a limited model.
  */
 public final class InsteadOfRefusalParser {

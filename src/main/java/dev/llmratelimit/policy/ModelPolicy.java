@@ -39,7 +39,7 @@ public record ModelPolicy(String name, long rpm, long tpm, double saturationThre
 
     /**
      * The pool of a caller: the first of its candidate priorities that this model configures (team
-     * priority before the caller's own, SPEC section 5), else the default pool.
+     * priority before the caller's own, docs/identity.md), else the default pool.
      */
     public String poolOf(String preferred, String fallback) {
         if (preferred != null && shares.containsKey(preferred)) {

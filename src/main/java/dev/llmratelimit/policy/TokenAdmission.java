@@ -1,6 +1,6 @@
 package dev.llmratelimit.policy;
 
-/** {@code token-admission}: how tokens are checked before the call (SPEC section 4). */
+/** {@code token-admission}: how tokens are checked before the call (docs/token-admission.md). */
 public enum TokenAdmission {
     /** Check against usage already recorded; tokens are added after the call. */
     RECORDED,

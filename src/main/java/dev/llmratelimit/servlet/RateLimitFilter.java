@@ -203,7 +203,7 @@ public class RateLimitFilter implements Filter {
     }
 
     /**
-     * Lets a refused request wait for capacity when its model and pool allow it (SPEC section 15);
+     * Lets a refused request wait for capacity when its model and pool allow it (docs/instead-of-429.md);
      * {@code false} when it cannot wait and is to be refused now.
      */
     private boolean waitForCapacity(HttpServletRequest request, HttpServletResponse response, ModelChoice refusal,

@@ -3,7 +3,7 @@ package dev.llmratelimit.usage;
 import java.util.Locale;
 
 /**
- * The kinds of endpoint that spend a model's quota (SPEC section 12), each with its own request
+ * The kinds of endpoint that spend a model's quota (docs/endpoints.md), each with its own request
  * fields and its own usage format.
  */
 public enum EndpointShape {

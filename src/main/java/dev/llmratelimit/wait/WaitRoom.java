@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Where refused requests wait for capacity (SPEC section 15). One timer thread decides waiters again,
+ * Where refused requests wait for capacity (docs/instead-of-429.md). One timer thread decides waiters again,
  * in order (rank, then arrival), when capacity can have changed: when {@link #signal()} says so (a
  * local request finished), when a refusal said it would clear, when a waiter's time is up, and at
  * the latest after the poll interval (capacity freed by other instances). It never spins: between

@@ -19,7 +19,7 @@ import java.io.File;
 import java.util.Arrays;
 
 /**
- * The drop-in sample of issue 21, built like an application developer's WAR: a JAX-RS application
+ * The drop-in sample, built like an application developer's WAR: a JAX-RS application
  * with JSON-B beans, an EJB and a {@code @Transactional} bean, and in WEB-INF/lib the library jar
  * with exactly the dependencies its pom gives an application (Redisson only where added).
  */

@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * What every server must show over HTTP with its sample application deployed: the filter ran (its
  * headers and refusals are there), callers' priorities come from the principal the server's own
- * security authenticated, a saturated model refuses the low pool with SPEC section 6's answer,
+ * security authenticated, a saturated model refuses the low pool with the answer of docs/errors.md,
  * tokens are recorded from JSON and streamed responses, and the limits are those of the sample's
  * microprofile-config.properties and of the server's system properties, read through the
  * MicroProfile Config the application sees (the server's own on WildFly and Payara).

@@ -8,7 +8,7 @@ import java.net.http.HttpResponse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The pool comes from the authenticated principal only (SPEC section 5). */
+/** The pool comes from the authenticated principal only (docs/identity.md). */
 class PrioritiesTest {
 
     private static final String CHAT = "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}";

@@ -7,7 +7,7 @@ import java.net.http.HttpResponse;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Usage recording through the demo: JSON and streams, read-your-writes (SPEC section 3). */
+/** Usage recording through the demo: JSON and streams, read-your-writes (docs/usage-recording.md). */
 class StreamingThroughDemoTest {
 
     private static final String JSON = "{\"model\":\"gpt-4o\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}";

@@ -15,7 +15,7 @@ import java.util.function.IntSupplier;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The interceptor's waiting path (SPEC section 15) where it meets the one-admission
+ * The interceptor's waiting path (docs/instead-of-429.md) where it meets the one-admission
  * engine: whatever a waiter is admitted with must be given back exactly once, also when nobody is
  * there any more to run the call. Principal {@code zed} (the test resolver) has one parallel slot.
  */

@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * A refused {@code @RateLimited} call waits for capacity (SPEC section 15), in real time with a 2 s
+ * A refused {@code @RateLimited} call waits for capacity (docs/instead-of-429.md), in real time with a 2 s
  * window: a plain method blocks its caller, a method returning a {@link CompletionStage} returns at
  * once and runs when admitted.
  */

@@ -16,7 +16,7 @@ import java.util.Map;
 import static dev.llmratelimit.testsupport.Policies.properties;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Budgets through the filter in an embedded Tomcat over real HTTP: the answers of SPEC section 11, exact to the micro-dollar. */
+/** Budgets through the filter in an embedded Tomcat over real HTTP: the answers of docs/budgets.md, exact to the micro-dollar. */
 class BudgetFilterTest {
 
     private static final String MAX_20 = "{\"model\":\"plain\",\"max_tokens\":20,\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}";

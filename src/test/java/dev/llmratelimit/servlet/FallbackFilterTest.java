@@ -14,7 +14,7 @@ import java.util.Map;
 import static dev.llmratelimit.testsupport.Policies.properties;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Fallback models through the filter over HTTP (SPEC section 15): exact counts along the chain. */
+/** Fallback models through the filter over HTTP (docs/instead-of-429.md): exact counts along the chain. */
 class FallbackFilterTest {
 
     private static final String BODY = "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],  \"model\" : \"a\",\"n\":1}";

@@ -92,7 +92,7 @@ class FilterBehaviourTest {
         assertThat(APP.receivedText.get()).isEqualTo(body);
     }
 
-    /** SPEC 7a: JSON parsers read these bytes as UTF-8 whatever the declared charset says, so they have no one reading. */
+    /** docs/hostile-input.md:: JSON parsers read these bytes as UTF-8 whatever the declared charset says, so they have no one reading. */
     @Test
     void aBodyDeclaredLatin1WhoseBytesAreNotAsciiIs400() {
         int before = APP.calls.get();

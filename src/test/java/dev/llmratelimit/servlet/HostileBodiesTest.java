@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import static dev.llmratelimit.testsupport.Policies.properties;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The defects of issue 12, each through the filter over real HTTP, with exact answers and counts. */
+/** Hostile bodies, each through the filter over real HTTP, with exact answers and counts. */
 class HostileBodiesTest {
 
     private static FilterServer server(Map<String, String> config, HttpServlet application) throws Exception {

@@ -26,7 +26,7 @@ import static dev.llmratelimit.testsupport.Policies.properties;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * SPEC 7a "one body, one reading", as a property over a seeded generator: bodies in every encoding
+ * docs/hostile-input.md: "one body, one reading", as a property over a seeded generator: bodies in every encoding
  * JSON parsers detect (UTF-8/16/32, with and without byte order mark) x declared charsets (none, the
  * UTFs and their aliases, single-byte charsets, an unknown name) x escaped keys and values x crafted
  * two-readings bodies. Two applications behind the filter read the body the way real ones do: Jackson

@@ -26,7 +26,7 @@ import static dev.llmratelimit.testsupport.Policies.properties;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Waiting over a fallback chain (SPEC section 15): a waiter is decided again over its model and the
+ * Waiting over a fallback chain (docs/instead-of-429.md): a waiter is decided again over its model and the
  * fallbacks, but the room groups waiters by what refused the first model only. A waiter whose
  * fallback stays full for it then hides, pass after pass, a later waiter of the same first model
  * that the fallback has room for now. Underneath, the same holds without fallbacks: the room takes a

@@ -27,7 +27,7 @@ import static dev.llmratelimit.testsupport.Policies.properties;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Waiting instead of a 429 (SPEC section 15), in real time with a 2 s window: the wait room decides
+ * Waiting instead of a 429 (docs/instead-of-429.md), in real time with a 2 s window: the wait room decides
  * waiters again at the window roll, in priority order, without holding a container thread.
  */
 class WaitingFilterTest {

@@ -40,7 +40,7 @@ import static dev.llmratelimit.testsupport.Policies.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The behaviour every {@link AdmissionStore} must show (SPEC sections 2, 3, 8 and 10): model and
+ * The behaviour every {@link AdmissionStore} must show (docs/admission.md, docs/redis.md): model and
  * pool limits, per-caller limits, and both in one plan, driven through the engine. Each store's
  * test class extends this one.
  */
@@ -294,7 +294,7 @@ public abstract class AdmissionStoreContract {
         assertThat(decide(limiter, "m", null).admitted()).isTrue();
     }
 
-    // token-admission=reserve (SPEC section 4)
+    // token-admission=reserve (docs/token-admission.md)
 
     private static Admission reserve(RateLimiter limiter, long promptTokens, long maxTokens) {
         return admit(limiter, "m", null, null, promptTokens, maxTokens);
@@ -387,7 +387,7 @@ public abstract class AdmissionStoreContract {
         assertThat(after.tokenRemaining()).isEqualTo(999);
     }
 
-    // window-mode=sliding (SPEC section 9)
+    // window-mode=sliding (docs/windows.md)
 
     @Test
     void aFullQuotaAtTheEndOfAWindowIsNotGrantedAgainAtTheStartOfTheNext() throws InterruptedException {
@@ -427,7 +427,7 @@ public abstract class AdmissionStoreContract {
         assertThat(whole.verdict().tokenRemaining()).isZero();
     }
 
-    // per-caller limits (SPEC section 5), in the same plan as the model's (section 10)
+    // per-caller limits (docs/identity.md), in the same plan as the model's (docs/admission.md)
 
     private RateLimiter callerLimiter;
     private AdmissionStore callerStore;

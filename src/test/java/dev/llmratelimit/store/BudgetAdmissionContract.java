@@ -29,7 +29,7 @@ import static dev.llmratelimit.testsupport.Policies.properties;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Budgets (SPEC section 11) as counter groups of the one admission, against a real store: exact
+ * Budgets (docs/budgets.md) as counter groups of the one admission, against a real store: exact
  * micro-dollars under concurrency over several instances, the seed-002 bypass closed, free models,
  * zero budgets. Prices: input $1 and output $2 per 1M tokens, so a token costs 1 or 2 micro-dollars.
  */

@@ -10,7 +10,7 @@ import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Usage of every endpoint shape (SPEC section 12): JSON bodies and event streams, fed in pieces. */
+/** Usage of every endpoint shape (docs/endpoints.md): JSON bodies and event streams, fed in pieces. */
 class EndpointShapeUsageTest {
 
     private static final TokenCounter COUNTER = TokenCounter.forModel("gpt-4o");

@@ -150,7 +150,7 @@ class WaitRoomTest {
     /**
      * A waiter that later waiters of its group were not asked for in the passes before answers, at
      * its deadline, the refusal of a decision made then: its retry-after and reset headers count from
-     * that moment, not from when it came in (SPEC section 6).
+     * that moment, not from when it came in (docs/errors.md).
      */
     @Test
     void aWaiterAnswersTheRefusalOfItsDeadlineNotOfItsArrival() {

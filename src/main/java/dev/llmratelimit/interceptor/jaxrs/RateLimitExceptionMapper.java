@@ -11,7 +11,7 @@ import java.util.Map;
 
 /**
  * Answers a refused {@code @RateLimited} call exactly as the filter does: for a rate limit the 429 of
- * SPEC section 6 with {@code retry-after}, {@code x-ratelimit-*} headers and an OpenAI-compatible body
+ * docs/errors.md with {@code retry-after}, {@code x-ratelimit-*} headers and an OpenAI-compatible body
  * (UTF-8 bytes, {@code Content-Type: application/json} like the filter's).
  * Discovered as a {@link Provider} by annotation scanning, or registered by the application. Only
  * JAX-RS ever loads it, so the jar still deploys where there is no JAX-RS.

@@ -21,7 +21,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Budgets in a database, the store of record for money (SPEC section 11): exact across any number
+ * Budgets in a database, the store of record for money (docs/budgets.md): exact across any number
  * of instances, durable across restarts of everything. It executes the {@link GroupKind#BUDGET}
  * groups of a plan (the other groups live in the counter store, see
  * {@code store.SplitAdmissionStore}), one transaction per phase whatever the number of budgets:

@@ -6,7 +6,7 @@ import java.util.TreeSet;
 
 /**
  * The money reservations one budget counter holds, by request id, each until its lease ends (SPEC
- * section 11: a reservation never settled expires with {@code parallel-lease}). Exactly one of
+ * docs/budgets.md: a reservation never settled expires with {@code parallel-lease}). Exactly one of
  * {@link #release} and {@link #sweep} gives a reservation back. Guarded by its cell's lock.
  */
 final class MoneyReservations {

@@ -1,4 +1,4 @@
--- One decision for every counter group of one hash slot (SPEC sections 2, 4, 9 and 10), the same
+-- One decision for every counter group of one hash slot (docs/admission.md), the same
 -- rule as dev.llmratelimit.engine.PlanRule: read every group, compute the model's saturation,
 -- check every enforced limit in order, and only if all pass apply every group's increments and
 -- record the window ends it counted in under the request id. Runs after window.lua.

@@ -36,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Issue 21 in a real WildFly, with an application written as a developer writes one (JAX-RS, JSON-B
+ * The drop-in sample in a real WildFly, with an application written as a developer writes one (JAX-RS, JSON-B
  * beans, an EJB, a {@code @Transactional} bean, no security): the library dropped in changes none of
  * its JSON (memory and Redis store), invalid configuration fails the deployment (web-fragment and
  * interceptor-only), a refused EJB call is a clean 429 that logs nothing, a refused

@@ -34,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The JDBC budget store phase by phase on a real PostgreSQL server: one transaction before the call
- * and one after it (SPEC section 10), with as many statements for four budgets as for one; and
+ * and one after it (docs/admission.md), with as many statements for four budgets as for one; and
  * exactly-once settlement by request id on every path (twice, cancel first, after the lease).
  */
 class JdbcPhasesTest {

@@ -17,7 +17,7 @@ import static dev.llmratelimit.testsupport.Policies.policy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static dev.llmratelimit.testsupport.Admits.admit;
 
-/** Model names are user input (SPEC 7a, 8): they can neither collide nor break the hash tag. */
+/** Model names are user input (docs/hostile-input.md, docs/redis.md): they can neither collide nor break the hash tag. */
 class RedisHostileNamesTest {
 
     @RegisterExtension
