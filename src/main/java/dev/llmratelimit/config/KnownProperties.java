@@ -22,11 +22,11 @@ final class KnownProperties {
     private static final List<String> PATTERNS = expand(List.of(
             "config-file", "reload-interval", "enabled", "filter.enabled", "interceptor.enabled",
             "window", "window-mode", "rate-limit-type", "token-admission", "mode", "reject-unknown-models",
-            "saturation-threshold", "default-priority", "reservation.*", "expected-output-tokens",
+            "saturation-threshold", "default-priority", "reservation.*", "expected-output-tokens", "expected-output-min-tokens",
             "models.*.{rpm,tpm,saturation-threshold,reservation.*,expected-output-tokens,fallbacks,fallbacks.*,max-wait,max-wait.*}",
-            "priority-order", "max-wait", "max-wait.*", "max-waiters", "wait-poll-interval",
+            "priority-order", "max-wait", "max-wait.*", "max-waiters", "max-waiters-per-caller", "max-waiting-bytes", "wait-poll-interval",
             "paths", "path-shapes.*", "error-style", "inject-stream-usage", "max-body-size",
-            "store", "on-store-failure", "store-backoff", "store-failure-threshold", "store-probe-interval",
+            "store", "on-store-failure", "on-internal-error", "stop-grace-period", "store-backoff", "store-failure-threshold", "store-probe-interval",
             "redis.{address,config-file,key-prefix,username,password,database,timeout,connect-timeout,retry-attempts}",
             "caller-resolver", "parallel-lease",
             "jwt.{priority-claim,user-claim,team-claim,metadata-claim,user-metadata-claim,team-metadata-claim,team-priority-claim}",
@@ -34,7 +34,7 @@ final class KnownProperties {
             "defaults.{key,user,team}." + LIMITS_AND_BUDGETS,
             "budget.{store,period,anchor,zone,admission,max-output-tokens,unpriced}",
             "budget.jdbc.{datasource,url,user,password,pool-size,table-prefix,timeout}",
-            "prices.file", "prices.*.{input,output,cached-input,cache-write,max-output-tokens}",
+            "prices.file", "prices.*.{input,output,cached-input,cache-write,cache-write-1h,max-output-tokens}",
             "metrics.enabled", "status.{path,public,refresh,role}",
             "outbound.*.{base-url,rpm,tpm,headroom,burst,max-wait,lease,expected-output-tokens,store}",
             "outbound.*.models.*.{rpm,tpm}"));

@@ -61,7 +61,7 @@ class KnownPropertiesTest {
                 while (matcher.find()) {
                     String found = matcher.group().replace("\\:", ":");
                     // a prefix in prose (llm.ratelimit.models.<model>.rpm) ends with a dot; an odd quote is prose too
-                    if (!found.endsWith(".") && !found.endsWith(":") && found.chars().filter(c -> c == '"').count() % 2 == 0 && !KnownProperties.isKnown(found)) {
+                    if (!found.endsWith(".") && !found.endsWith(":") && found.chars().filter(c -> c == '"').count() % 2 == 0 && !KnownProperties.isKnown(found) && !DOCUMENTED_TYPOS.contains(found)) {
                         unknown.add(file + ": " + found);
                     }
                 }
@@ -69,6 +69,9 @@ class KnownPropertiesTest {
         }
         assertThat(unknown).isEmpty();
     }
+
+    /** The typos docs/configuration-sources.md shows as examples of what the check reports. */
+    private static final Set<String> DOCUMENTED_TYPOS = Set.of("llm.ratelimit.modles.gpt-4o.tpm", "llm.ratelimit.reservaton.prod");
 
     @Test
     void startUpWarnsAboutEachUnknownNameAndStillStarts() {
