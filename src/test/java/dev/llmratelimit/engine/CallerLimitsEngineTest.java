@@ -92,12 +92,12 @@ class CallerLimitsEngineTest {
     void completionRecordsTheTokensOnTheCallerAndTheModel() {
         RateLimiter limiter = limiter("models.m.tpm=1000", "rate-limit-type=total");
         CallerPlan caller = key(0, 100, 0);
-        admit(limiter, "m", null, null, caller).complete(new Usage(70, 40, 10));
+        admit(limiter, "m", null, null, caller).complete(new Usage(70, 40, 10));     // 110: cached prompt tokens count against TPM
 
         Admission refused = admit(limiter, "m", null, null, caller);
         assertThat(refused.refusal().dimension()).isEqualTo(Dimension.TOKENS);
-        assertThat(refused.refusal().current()).isEqualTo(100);
-        assertThat(admit(limiter, "m", null, null, null).verdict().tokenRemaining()).isEqualTo(900);
+        assertThat(refused.refusal().current()).isEqualTo(110);
+        assertThat(admit(limiter, "m", null, null, null).verdict().tokenRemaining()).isEqualTo(890);
     }
 
     @Test
