@@ -52,6 +52,12 @@ public final class ConfigFiles {
     /** @throws PolicyException naming the file or the key when it cannot be read or is invalid */
     public static ConfigFile read(Path file) {
         String text = text(file);
+        if (text.isBlank()) {
+            // most often a file caught while an editor rewrites it in place: applying it would lift every limit
+            throw new PolicyException(PROPERTY, file.toString(), "the file is empty; a configuration file holds"
+                    + " at least one setting (write it whole, a new file renamed over the old one, so that a reload"
+                    + " never reads it half-written)");
+        }
         if (isYaml(file)) {
             try {
                 return LiteLlmConfig.parse(text, file.toString(), System::getenv);

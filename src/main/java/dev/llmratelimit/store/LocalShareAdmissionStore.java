@@ -107,6 +107,12 @@ public final class LocalShareAdmissionStore implements AdmissionStore {
         return shared.snapshot(model);
     }
 
+    /** Budgets live in the budget store beside the counters, never in an instance's share. */
+    @Override
+    public long[][] budgets(List<CounterGroup> groups) {
+        return shared.budgets(groups);
+    }
+
     @Override
     public void close() {
         try {

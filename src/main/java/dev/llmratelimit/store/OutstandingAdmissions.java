@@ -1,6 +1,7 @@
 package dev.llmratelimit.store;
 
 import dev.llmratelimit.engine.AdmissionStore;
+import dev.llmratelimit.engine.CounterGroup;
 import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.ModelGroups;
 import dev.llmratelimit.engine.Plan;
@@ -9,6 +10,7 @@ import dev.llmratelimit.engine.StoreUnavailableException;
 import dev.llmratelimit.engine.Verdict;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -105,6 +107,11 @@ public final class OutstandingAdmissions implements AdmissionStore {
     @Override
     public ModelCounters snapshot(ModelGroups model) {
         return delegate.snapshot(model);
+    }
+
+    @Override
+    public long[][] budgets(List<CounterGroup> groups) {
+        return delegate.budgets(groups);
     }
 
     @Override

@@ -86,6 +86,20 @@ class RuntimeReloadTest {
         }
     }
 
+    @Test
+    void aReloadThatCatchesTheFileEmptyKeepsTheRunningPolicy(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("limits.properties"), "llm.ratelimit.models.m.rpm=10\n");
+        try (RateLimitRuntime runtime = runtime("config-file=" + file)) {
+            Files.writeString(file, "");
+
+            assertThat(runtime.reload()).isFalse();
+            assertThat(runtime.limiter().policy().model("m").rpm()).isEqualTo(10);
+            assertThat(runtime.configurationStatus().lastError()).isEqualTo("Invalid configuration llm.ratelimit.config-file="
+                    + file + ": the file is empty; a configuration file holds at least one setting (write it whole,"
+                    + " a new file renamed over the old one, so that a reload never reads it half-written)");
+        }
+    }
+
     /** The interval runs on its own thread; the test waits for its result instead of sleeping a fixed time. */
     @Test
     void withAReloadIntervalAChangedFileIsPickedUpOnItsOwn(@TempDir Path dir) throws Exception {
@@ -93,7 +107,7 @@ class RuntimeReloadTest {
         try (RateLimitRuntime runtime = runtime("reload-interval=20ms", "config-file=" + file)) {
             assertThat(runtime.limiter().policy().model("m").rpm()).isEqualTo(10);
 
-            Files.writeString(file, "llm.ratelimit.models.m.rpm=25\n");
+            Files.writeString(file, "llm.ratelimit.models.m.rpm=25\n");   // in place: a reload may catch it empty
 
             long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
             while (runtime.limiter().policy().model("m").rpm() != 25 && System.nanoTime() < deadline) {

@@ -140,17 +140,17 @@ class FilterBehaviourTest {
     }
 
     @Test
-    void responsesWithoutUsageRecordNothingThoseWithUnusableUsageTheEstimateAndBothReachTheClientUnchanged() {
+    void answersWithoutUsageAreChargedPromptAndWrittenOutputThoseWithUnusableUsageTheSameAndBothReachTheClientUnchanged() {
         HttpResponse<String> none = http.chat("sk-alice", chat("no-usage"));
         HttpResponse<String> broken = http.chat("sk-alice", chat("broken-usage"));
 
         assertThat(none.body()).isEqualTo("{\"id\":\"1\",\"choices\":[]}");
         assertThat(broken.body()).isEqualTo("{\"id\":\"1\",\"usage\":{\"prompt_tokens\":\"ten\",\"completion_tokens\":5}}");
-        assertThat(usedTokens("no-usage")).isZero();
-        byte[] body = chat("broken-usage").getBytes(StandardCharsets.UTF_8);
-        long estimate = TokenCounter.forModel("broken-usage").promptTokens(body, body.length);
-        assertThat(estimate).isEqualTo(3 + 3 + 1 + 1);                  // priming, a message, "user", "Hi"
-        assertThat(usedTokens("broken-usage")).isEqualTo(estimate);
+        byte[] body = chat("no-usage").getBytes(StandardCharsets.UTF_8);
+        assertThat(TokenCounter.forModel("no-usage").promptTokens(body, body.length))
+                .isEqualTo(3 + 3 + 1 + 1);                                       // priming, a message, "user", "Hi"
+        assertThat(usedTokens("no-usage")).isEqualTo(8 + 6);                     // 23 bytes written, 4 a token
+        assertThat(usedTokens("broken-usage")).isEqualTo(8 + 16);                // 64 bytes written
     }
 
     @Test

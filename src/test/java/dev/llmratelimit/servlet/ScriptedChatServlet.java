@@ -34,7 +34,7 @@ final class ScriptedChatServlet extends HttpServlet {
     @Override
     protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
         if (request.getParameter("probe") != null) {
-            json(response, "{\"id\":\"probe\",\"choices\":[]}");
+            json(response, "{\"id\":\"probe\",\"choices\":[],\"usage\":{\"prompt_tokens\":0,\"completion_tokens\":0}}");
             return;
         }
         calls.incrementAndGet();
