@@ -10,31 +10,7 @@ import dev.llmratelimit.engine.RateLimiter;
  */
 public interface Metrics extends DecisionObserver, AutoCloseable {
 
-    Metrics NONE = new Metrics() {
-        @Override
-        public void watch(RateLimiter limiter) {
-        }
-
-        @Override
-        public void watchBudgets(BudgetStatus.Source budgets) {
-        }
-
-        @Override
-        public void spent(String scope, String model, long microDollars) {
-        }
-
-        @Override
-        public void softBudgetReached(String scope) {
-        }
-
-        @Override
-        public void internalError(String entryPoint) {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
+    Metrics NONE = new NoMetrics();
 
     /** Starts the gauges that read this limiter's counters (saturation, pool use, time left). */
     void watch(RateLimiter limiter);

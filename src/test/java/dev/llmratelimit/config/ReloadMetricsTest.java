@@ -1,7 +1,7 @@
 package dev.llmratelimit.config;
 
-import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.observe.Metrics;
+import dev.llmratelimit.observe.NoMetrics;
 import dev.llmratelimit.observe.Telemetry;
 import dev.llmratelimit.testsupport.MutableClock;
 import dev.llmratelimit.testsupport.Policies;
@@ -23,27 +23,7 @@ class ReloadMetricsTest {
         @Override
         public Metrics metrics(dev.llmratelimit.policy.RateLimitPolicy policy, dev.llmratelimit.observe.StoreHealth health) {
             open.incrementAndGet();
-            return new Metrics() {
-                @Override
-                public void watch(RateLimiter limiter) {
-                }
-
-                @Override
-                public void watchBudgets(dev.llmratelimit.observe.BudgetStatus.Source budgets) {
-                }
-
-                @Override
-                public void spent(String scope, String model, long microDollars) {
-                }
-
-                @Override
-                public void softBudgetReached(String scope) {
-                }
-
-                @Override
-                public void internalError(String entryPoint) {
-                }
-
+            return new NoMetrics() {
                 @Override
                 public void close() {
                     open.decrementAndGet();

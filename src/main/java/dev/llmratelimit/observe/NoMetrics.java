@@ -1,0 +1,31 @@
+package dev.llmratelimit.observe;
+
+import dev.llmratelimit.engine.RateLimiter;
+
+/** Meters that measure nothing: no OpenTelemetry, or metrics switched off ({@link Metrics#NONE}). */
+public class NoMetrics implements Metrics {
+
+    @Override
+    public void watch(RateLimiter limiter) {
+    }
+
+    @Override
+    public void watchBudgets(BudgetStatus.Source budgets) {
+    }
+
+    @Override
+    public void spent(String scope, String model, long microDollars) {
+    }
+
+    @Override
+    public void softBudgetReached(String scope) {
+    }
+
+    @Override
+    public void internalError(String entryPoint) {
+    }
+
+    @Override
+    public void close() {
+    }
+}
