@@ -28,8 +28,7 @@ public final class PlanRule {
     /** @param counts one per group of the plan, in its order */
     public static Verdict decide(Plan plan, GroupCounts[] counts) {
         List<CounterGroup> groups = plan.groups();
-        int model = plan.modelIndex();
-        double saturation = model < 0 ? 0.0 : saturation(groups.get(model), counts[model]);
+        double saturation = saturation(plan, counts);
         boolean strict = false;
         for (int i = 0; i < groups.size(); i++) {
             CounterGroup group = groups.get(i);
@@ -48,16 +47,12 @@ public final class PlanRule {
     private static Refusal check(int index, CounterGroup group, GroupCounts c) {
         Limits limits = group.limits();
         Increments add = group.increments();
-        if (limits.limitsRequests()) {
-            long requests = effective(group.window(), c.requests(), c.previousRequests(), c.remainingMillis());
-            if (requests > limits.requests() - 1) {
-                return new Refusal(index, group, Dimension.REQUESTS, limits.requests(), requests, 0);
-            }
-        }
-        if (limits.limitsTokens()) {
-            long tokens = effective(group.window(), c.tokens(), c.previousTokens(), c.remainingMillis());
-            if (tokens > allowance(limits.tokens(), add.tokens())) {
-                return new Refusal(index, group, Dimension.TOKENS, limits.tokens(), tokens, 0);
+        for (Dimension dimension : Dimension.WINDOWED) {
+            if (limits.limits(dimension)) {
+                long used = effective(group, c, dimension);
+                if (used > allowance(group, dimension)) {
+                    return new Refusal(index, group, dimension, limits.of(dimension), used, 0);
+                }
             }
         }
         if (limits.limitsParallel() && c.inFlight() > limits.parallel() - 1) {
@@ -69,6 +64,16 @@ public final class PlanRule {
         return null;
     }
 
+    /** The largest effective count of a windowed dimension that still admits the group's increments. */
+    private static long allowance(CounterGroup group, Dimension dimension) {
+        long limit = group.limits().of(dimension);
+        return dimension == Dimension.REQUESTS ? limit - 1 : allowance(limit, group.increments().of(dimension));
+    }
+
+    private static long effective(CounterGroup group, GroupCounts c, Dimension dimension) {
+        return effective(group.window(), c.current(dimension), c.previous(dimension), c.remainingMillis());
+    }
+
     private static Verdict refused(Plan plan, GroupCounts[] counts, Refusal found, double saturation) {
         boolean modelOrPool = found.modelLimit() != null;
         long clears = modelOrPool ? modelClearsInMillis(plan, counts, saturation)
@@ -76,62 +81,61 @@ public final class PlanRule {
         Refusal refusal = found.at(found.index(), clears);
         boolean strict = strict(plan, saturation);
         BudgetFigures budget = BudgetFigures.of(plan, counts);
-        if (!modelOrPool) {
-            return new Verdict(refusal, strict, saturation, -1, -1, -1, -1, clears, budget);
+        long[] limits = Verdict.noFigures();
+        long[] remaining = Verdict.noFigures();
+        if (modelOrPool) {
+            limits[found.dimension().index()] = found.limit();
+            remaining[found.dimension().index()] = refusal.remaining();
         }
-        return found.dimension() == Dimension.TOKENS
-                ? new Verdict(refusal, strict, saturation, -1, -1, found.limit(), refusal.remaining(), clears, budget)
-                : new Verdict(refusal, strict, saturation, found.limit(), refusal.remaining(), -1, -1, clears, budget);
+        return new Verdict(refusal, strict, saturation, limits, remaining, clears, budget);
     }
 
     private static boolean strict(Plan plan, double saturation) {
         for (CounterGroup group : plan.groups()) {
-            if (group.enforcement().mode() == Enforcement.Mode.WHEN_SATURATED && group.enforcement().enforcedAt(saturation)) {
+            if (headlinePool(group, saturation)) {
                 return true;
             }
         }
         return false;
     }
 
-    /** The headers' figures: the model's, or an enforced pool's where that is tighter. */
+    /** A pool held to its share at this saturation. */
+    private static boolean headlinePool(CounterGroup group, double saturation) {
+        return group.kind() == GroupKind.POOL && group.enforcement().mode() == Enforcement.Mode.WHEN_SATURATED
+                && group.enforcement().enforcedAt(saturation);
+    }
+
+    /** The headers' figures: per dimension the tightest of the model's limits and an enforced pool's. */
     private static Verdict admitted(Plan plan, GroupCounts[] counts, double saturation, boolean strict) {
         int model = plan.modelIndex();
+        long[] limits = Verdict.noFigures();
+        long[] remaining = Verdict.noFigures();
         if (model < 0) {
-            return new Verdict(null, strict, saturation, -1, -1, -1, -1, firstRemaining(counts),
+            return new Verdict(null, strict, saturation, limits, remaining, firstRemaining(counts),
                     BudgetFigures.of(plan, counts));
         }
-        long requestLimit = -1;
-        long requestRemaining = -1;
-        long tokenLimit = -1;
-        long tokenRemaining = -1;
         for (int i = 0; i < counts.length; i++) {
             CounterGroup group = plan.group(i);
-            boolean headline = i == model || group.kind() == GroupKind.POOL && group.enforcement().enforcedAt(saturation)
-                    && group.enforcement().mode() == Enforcement.Mode.WHEN_SATURATED;
-            if (!headline) {
+            if (group.kind() != GroupKind.MODEL && !headlinePool(group, saturation)) {
                 continue;
             }
-            GroupCounts c = counts[i];
-            Limits limits = group.limits();
-            if (limits.limitsRequests()) {
-                long remaining = limits.requests()
-                        - effective(group.window(), c.requests(), c.previousRequests(), c.remainingMillis()) - 1;
-                if (requestLimit < 0 || remaining <= requestRemaining) {
-                    requestLimit = limits.requests();
-                    requestRemaining = remaining;
+            for (Dimension dimension : Dimension.WINDOWED) {
+                if (!group.limits().limits(dimension)) {
+                    continue;
                 }
-            }
-            if (limits.limitsTokens()) {
-                long used = effective(group.window(), c.tokens(), c.previousTokens(), c.remainingMillis());
-                long remaining = Math.max(0, limits.tokens() - used - group.increments().tokens());
-                if (tokenLimit < 0 || remaining <= tokenRemaining) {
-                    tokenLimit = limits.tokens();
-                    tokenRemaining = remaining;
+                long limit = group.limits().of(dimension);
+                long used = effective(group, counts[i], dimension);
+                long left = dimension == Dimension.REQUESTS ? limit - used - 1
+                        : Math.max(0, limit - used - group.increments().of(dimension));
+                int d = dimension.index();
+                if (limits[d] < 0 || left <= remaining[d]) {
+                    limits[d] = limit;
+                    remaining[d] = left;
                 }
             }
         }
-        return new Verdict(null, strict, saturation, requestLimit, requestRemaining, tokenLimit, tokenRemaining,
-                counts[model].remainingMillis(), BudgetFigures.of(plan, counts));
+        return new Verdict(null, strict, saturation, limits, remaining, counts[model].remainingMillis(),
+                BudgetFigures.of(plan, counts));
     }
 
     private static long firstRemaining(GroupCounts[] counts) {
@@ -143,17 +147,26 @@ public final class PlanRule {
         return 0;
     }
 
-    /** {@code max(requests / rpm, tokens / tpm)} over the dimensions the model group limits. */
+    /** The highest saturation over every model group of the plan (one per window length); 0 without one. */
+    public static double saturation(Plan plan, GroupCounts[] counts) {
+        double saturation = 0.0;
+        for (int i = 0; i < counts.length; i++) {
+            if (plan.group(i).kind() == GroupKind.MODEL) {
+                saturation = Math.max(saturation, saturation(plan.group(i), counts[i]));
+            }
+        }
+        return saturation;
+    }
+
+    /** {@code max(current / limit)} over the windowed dimensions the model group limits. */
     public static double saturation(CounterGroup model, GroupCounts c) {
         Limits limits = model.limits();
         double saturation = 0.0;
-        if (limits.limitsRequests() && limits.requests() > 0) {
-            saturation = (double) effective(model.window(), c.requests(), c.previousRequests(), c.remainingMillis())
-                    / limits.requests();
-        }
-        if (limits.limitsTokens() && limits.tokens() > 0) {
-            saturation = Math.max(saturation, (double) effective(model.window(), c.tokens(), c.previousTokens(),
-                    c.remainingMillis()) / limits.tokens());
+        for (Dimension dimension : Dimension.WINDOWED) {
+            long limit = limits.of(dimension);
+            if (limit > 0) {
+                saturation = Math.max(saturation, (double) effective(model, c, dimension) / limit);
+            }
         }
         return saturation;
     }
@@ -200,19 +213,14 @@ public final class PlanRule {
      * in a sliding window possibly sooner; a parallel slot is retried after 1 s.
      */
     private static long groupClearsInMillis(CounterGroup group, GroupCounts c, Dimension dimension) {
-        long left = c.remainingMillis();
-        GroupWindow window = group.window();
         if (dimension == Dimension.PARALLEL_REQUESTS) {
             return 0;
         }
-        if (!window.sliding()) {
-            return left;
+        if (!group.window().sliding() || !dimension.isWindowed()) {
+            return c.remainingMillis();
         }
-        long wait = dimension == Dimension.REQUESTS
-                ? clearsInMillis(group.limits().requests() - 1, c.requests(), c.previousRequests(), left, window.millis())
-                : clearsInMillis(allowance(group.limits().tokens(), group.increments().tokens()),
-                        c.tokens(), c.previousTokens(), left, window.millis());
-        return wait == NEVER ? left : wait;
+        long wait = clearsInMillis(group, c, dimension, allowance(group, dimension));
+        return wait == NEVER ? c.remainingMillis() : wait;
     }
 
     /**
@@ -222,58 +230,53 @@ public final class PlanRule {
      * the threshold.
      */
     private static long modelClearsInMillis(Plan plan, GroupCounts[] counts, double saturation) {
-        int modelIndex = plan.modelIndex();
-        CounterGroup model = plan.group(modelIndex);
-        GroupCounts m = counts[modelIndex];
-        long left = m.remainingMillis();
-        if (!model.window().sliding()) {
-            return left;
-        }
-        long window = model.window().millis();
-        Limits limits = model.limits();
-        long wait = Math.max(dimensionClears(model, m, Dimension.REQUESTS, limits.requests() - 1, left),
-                dimensionClears(model, m, Dimension.TOKENS, allowance(limits.tokens(), model.increments().tokens()), left));
+        long wait = 0;
+        boolean never = false;
         for (int i = 0; i < counts.length; i++) {
-            CounterGroup pool = plan.group(i);
-            if (pool.kind() != GroupKind.POOL || !pool.enforcement().enforcedAt(saturation)
-                    || pool.enforcement().mode() != Enforcement.Mode.WHEN_SATURATED) {
+            CounterGroup group = plan.group(i);
+            boolean model = group.kind() == GroupKind.MODEL;
+            if (!model && !headlinePool(group, saturation)) {
                 continue;
             }
-            long generousIn = generousInMillis(model, m, pool.enforcement().threshold(), left);
-            GroupCounts p = counts[i];
-            if (pool.limits().limitsRequests()) {
-                wait = Math.max(wait, Math.min(generousIn,
-                        clearsInMillis(pool.limits().requests() - 1, p.requests(), p.previousRequests(), left, window)));
-            }
-            if (pool.limits().limitsTokens()) {
-                wait = Math.max(wait, Math.min(generousIn, clearsInMillis(
-                        allowance(pool.limits().tokens(), pool.increments().tokens()), p.tokens(), p.previousTokens(),
-                        left, window)));
+            GroupCounts c = counts[i];
+            long generousIn = model || !group.window().sliding() ? NEVER
+                    : generousInMillis(plan, counts, group.enforcement().threshold());
+            for (Dimension dimension : Dimension.WINDOWED) {
+                if (!group.limits().limits(dimension)) {
+                    continue;
+                }
+                long allowance = allowance(group, dimension);
+                long clears = group.window().sliding() ? clearsInMillis(group, c, dimension, allowance)
+                        : effective(group, c, dimension) > allowance ? c.remainingMillis() : 0;
+                clears = Math.min(generousIn, clears);
+                never |= clears == NEVER;
+                wait = clears == NEVER ? wait : Math.max(wait, clears);
             }
         }
-        return wait == NEVER ? left : wait;
+        return never ? counts[plan.modelIndex()].remainingMillis() : wait;
     }
 
-    private static long dimensionClears(CounterGroup group, GroupCounts c, Dimension dimension, long allowance, long left) {
-        if (group.limits().of(dimension) < 0) {
-            return 0;
-        }
-        return dimension == Dimension.REQUESTS
-                ? clearsInMillis(allowance, c.requests(), c.previousRequests(), left, group.window().millis())
-                : clearsInMillis(allowance, c.tokens(), c.previousTokens(), left, group.window().millis());
-    }
-
-    /** How long until the model's saturation falls below the threshold. */
-    private static long generousInMillis(CounterGroup model, GroupCounts c, double threshold, long left) {
-        Limits limits = model.limits();
+    /** How long until every model group's saturation falls below the threshold ({@link #NEVER} if it cannot). */
+    private static long generousInMillis(Plan plan, GroupCounts[] counts, double threshold) {
         long wait = 0;
-        if (limits.limitsRequests()) {
-            wait = Math.max(wait, dimensionClears(model, c, Dimension.REQUESTS, belowThreshold(threshold, limits.requests()), left));
-        }
-        if (limits.limitsTokens()) {
-            wait = Math.max(wait, dimensionClears(model, c, Dimension.TOKENS, belowThreshold(threshold, limits.tokens()), left));
+        for (int i = 0; i < counts.length; i++) {
+            CounterGroup model = plan.group(i);
+            if (model.kind() != GroupKind.MODEL) {
+                continue;
+            }
+            for (Dimension dimension : Dimension.WINDOWED) {
+                if (model.limits().limits(dimension)) {
+                    wait = Math.max(wait, clearsInMillis(model, counts[i], dimension,
+                            belowThreshold(threshold, model.limits().of(dimension))));
+                }
+            }
         }
         return wait;
+    }
+
+    private static long clearsInMillis(CounterGroup group, GroupCounts c, Dimension dimension, long allowance) {
+        return clearsInMillis(allowance, c.current(dimension), c.previous(dimension), c.remainingMillis(),
+                group.window().millis());
     }
 
     /** The largest count whose share of {@code capacity} is below the saturation threshold. */

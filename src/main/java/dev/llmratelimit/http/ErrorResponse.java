@@ -85,7 +85,7 @@ public record ErrorResponse(int status, Map<String, String> headers, String type
         if (style == ErrorStyle.LITELLM) {
             return new ErrorResponse(429, Collections.unmodifiableMap(headers), OpenAiErrors.THROTTLING, "429", message);
         }
-        boolean tokens = refusal.dimension() == Dimension.TOKENS;
+        boolean tokens = refusal.dimension().isTokens();
         long waitMillis = refusal.dimension() == Dimension.PARALLEL_REQUESTS ? 1000 : refusal.resetMillis();
         return new ErrorResponse(429, Collections.unmodifiableMap(headers), tokens ? "tokens" : "requests",
                 OpenAiErrors.RATE_LIMIT_EXCEEDED, message + ". Please try again in " + GoDuration.format(waitMillis) + ".");

@@ -74,15 +74,12 @@ public final class RateLimitHeaderValues {
         Verdict verdict = admission.verdict();
         BudgetTexts.headers(admission.plan(), verdict, header);
         String reset = GoDuration.format(verdict.resetMillis());
-        if (verdict.requestLimit() >= 0) {
-            header.accept("x-ratelimit-limit-requests", Long.toString(verdict.requestLimit()));
-            header.accept("x-ratelimit-remaining-requests", Long.toString(verdict.requestRemaining()));
-            header.accept("x-ratelimit-reset-requests", reset);
-        }
-        if (verdict.tokenLimit() >= 0) {
-            header.accept("x-ratelimit-limit-tokens", Long.toString(verdict.tokenLimit()));
-            header.accept("x-ratelimit-remaining-tokens", Long.toString(verdict.tokenRemaining()));
-            header.accept("x-ratelimit-reset-tokens", reset);
+        for (Dimension dimension : Dimension.WINDOWED) {
+            if (verdict.limit(dimension) >= 0) {
+                header.accept(PREFIX + "limit-" + dimension.headerSuffix(), Long.toString(verdict.limit(dimension)));
+                header.accept(PREFIX + "remaining-" + dimension.headerSuffix(), Long.toString(verdict.remaining(dimension)));
+                header.accept(PREFIX + "reset-" + dimension.headerSuffix(), reset);
+            }
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.llmratelimit.store.redis;
 
 import dev.llmratelimit.engine.AdmissionStore;
 import dev.llmratelimit.engine.CounterGroup;
+import dev.llmratelimit.engine.Dimension;
 import dev.llmratelimit.engine.GroupCounts;
 import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.ModelGroups;
@@ -32,7 +33,8 @@ public final class RedisAdmissionStore implements AdmissionStore {
     static final LuaScript SETTLE = LuaScript.fromResources("window.lua", "settle.lua");
     static final LuaScript SNAPSHOT = LuaScript.fromResources("window.lua", "snapshot.lua");
     static final LuaScript BUDGET = LuaScript.fromResources("window.lua", "budget.lua");
-    private static final int COUNTS_PER_GROUP = 9;
+    /** What admit.lua returns per group after its windowed dimensions' counts. */
+    private static final int FIGURES_PER_GROUP = 5;
 
     private final ScriptRunner redis;
     private final boolean cluster;
@@ -99,10 +101,17 @@ public final class RedisAdmissionStore implements AdmissionStore {
             throw StoreUnavailableException.notRun("The decision was cancelled before it ran");
         }
         GroupCounts[] counts = new GroupCounts[call.planIndexes.length];
+        int at = 2;
         for (int i = 0; i < counts.length; i++) {
-            int at = 2 + i * COUNTS_PER_GROUP;
-            counts[i] = new GroupCounts(read.get(at), read.get(at + 1), read.get(at + 2), read.get(at + 3),
-                    read.get(at + 4), read.get(at + 5), read.get(at + 6), read.get(at + 7), read.get(at + 8));
+            long[] current = new long[Dimension.WINDOWED.size()];
+            long[] previous = new long[current.length];
+            for (Dimension dimension : SlotCall.dimensionsOf(call.subPlan.group(i))) {
+                current[dimension.index()] = read.get(at++);
+                previous[dimension.index()] = read.get(at++);
+            }
+            counts[i] = new GroupCounts(current, previous, read.get(at), read.get(at + 1), read.get(at + 2),
+                    read.get(at + 3), read.get(at + 4));
+            at += FIGURES_PER_GROUP;
         }
         // The script decided and counted; the verdict's figures come from the one Java rule.
         Verdict verdict = PlanRule.decide(call.subPlan, counts);
@@ -116,16 +125,7 @@ public final class RedisAdmissionStore implements AdmissionStore {
             throw new StoreUnavailableException("admit.lua refused group " + refusedAt + " (limit " + scriptDimension
                     + ") where PlanRule refuses group " + javaRefused, null);
         }
-        return verdict.admitted() ? verdict : remapped(call, verdict);
-    }
-
-    /** The verdict with its refusal's index in the whole plan. */
-    private static Verdict remapped(SlotCall call, Verdict verdict) {
-        Refusal r = verdict.refusal();
-        Refusal inPlan = r.at(call.planIndexes[r.index()], r.resetMillis());
-        return new Verdict(inPlan, verdict.strict(), verdict.saturation(), verdict.requestLimit(),
-                verdict.requestRemaining(), verdict.tokenLimit(), verdict.tokenRemaining(), verdict.resetMillis(),
-                verdict.budget());
+        return verdict.admitted() ? verdict : verdict.remapped(call.planIndexes, verdict.budget());
     }
 
     /** Cancels these calls' decisions; returns the last failure, {@code null} when every cancel was answered. */
