@@ -34,9 +34,14 @@ public record ErrorResponse(int status, Map<String, String> headers, String type
         return new ErrorResponse(status, Map.of(), type, code, message);
     }
 
-    /** The same answer with the body the clients of that endpoint shape understand. */
+    /**
+     * The same answer with the body the clients of that endpoint shape understand; on
+     * {@code /v1/messages} the limits' headers also under Anthropic's names.
+     */
     public ErrorResponse forShape(EndpointShape shape) {
-        return new ErrorResponse(status, headers, type, code, message, shape == EndpointShape.MESSAGES);
+        boolean messages = shape == EndpointShape.MESSAGES;
+        return new ErrorResponse(status, messages ? RateLimitHeaderValues.withAnthropicNames(headers) : headers, type, code,
+                message, messages);
     }
 
     /**
