@@ -3,9 +3,10 @@ package dev.llmratelimit.engine;
 import java.util.List;
 
 /**
- * The decision of docs/admission.md as a pure function of the counters read. The
- * memory store calls it under its locks; the Redis store runs the same rule in Lua
- * ({@code admit.lua}) and rebuilds the verdict through this class.
+ * The decision of docs/admission.md as a pure function of the counters read: which limits are
+ * enforced and which is the first that fails. The memory store calls it under its locks; the Redis
+ * store runs the same rule in Lua ({@code admit.lua}) and only assembles the script's answer into a
+ * verdict ({@link VerdictFigures}, whose retry-after comes from {@link ClearTime}).
  *
  * <p>Groups are checked in plan order, each dimension as "the effective counter is at most the
  * allowance": the effective counter is the live window's plus, in a sliding window,
@@ -18,7 +19,6 @@ import java.util.List;
  */
 public final class PlanRule {
 
-    private static final long NEVER = Long.MAX_VALUE;
     /** Products up to 2^53 are exact in a double; above, the scripts and this class round alike. */
     private static final long EXACT = 1L << 53;
 
@@ -27,124 +27,62 @@ public final class PlanRule {
 
     /** @param counts one per group of the plan, in its order */
     public static Verdict decide(Plan plan, GroupCounts[] counts) {
-        List<CounterGroup> groups = plan.groups();
         double saturation = saturation(plan, counts);
-        boolean strict = false;
-        for (int i = 0; i < groups.size(); i++) {
-            CounterGroup group = groups.get(i);
-            if (!group.enforcement().enforcedAt(saturation)) {
-                continue;
-            }
-            strict |= group.enforcement().mode() == Enforcement.Mode.WHEN_SATURATED;
-            Refusal refusal = check(i, group, counts[i]);
-            if (refusal != null) {
-                return refused(plan, counts, refusal, saturation);
-            }
-        }
-        return admitted(plan, counts, saturation, strict);
+        return VerdictFigures.of(plan, counts, saturation, firstRefusal(plan, counts, saturation));
     }
 
-    private static Refusal check(int index, CounterGroup group, GroupCounts c) {
-        Limits limits = group.limits();
-        Increments add = group.increments();
-        for (Dimension dimension : Dimension.WINDOWED) {
-            if (limits.limits(dimension)) {
-                long used = effective(group, c, dimension);
-                if (used > allowance(group, dimension)) {
-                    return new Refusal(index, group, dimension, limits.of(dimension), used, 0);
+    /** The first enforced limit of the plan that fails, in plan order; {@code null} when all pass. */
+    static Refusal firstRefusal(Plan plan, GroupCounts[] counts, double saturation) {
+        List<CounterGroup> groups = plan.groups();
+        for (int i = 0; i < groups.size(); i++) {
+            CounterGroup group = groups.get(i);
+            if (group.enforcement().enforcedAt(saturation)) {
+                Dimension failed = failing(group, counts[i]);
+                if (failed != null) {
+                    return refusal(i, group, counts[i], failed);
                 }
             }
-        }
-        if (limits.limitsParallel() && c.inFlight() > limits.parallel() - 1) {
-            return new Refusal(index, group, Dimension.PARALLEL_REQUESTS, limits.parallel(), c.inFlight(), 0);
-        }
-        if (limits.limitsMoney() && c.heldMicros() > moneyAllowance(limits.micros(), add.micros())) {
-            return new Refusal(index, group, Dimension.MONEY, limits.micros(), c.micros(), 0, c.reservedMicros());
         }
         return null;
     }
 
+    /** The first dimension of the group whose limit fails, {@code null} when all pass. */
+    private static Dimension failing(CounterGroup group, GroupCounts c) {
+        Limits limits = group.limits();
+        for (Dimension dimension : Dimension.WINDOWED) {
+            if (limits.limits(dimension) && effective(group, c, dimension) > allowance(group, dimension)) {
+                return dimension;
+            }
+        }
+        if (limits.limitsParallel() && c.inFlight() > limits.parallel() - 1) {
+            return Dimension.PARALLEL_REQUESTS;
+        }
+        if (limits.limitsMoney() && c.heldMicros() > moneyAllowance(limits.micros(), group.increments().micros())) {
+            return Dimension.MONEY;
+        }
+        return null;
+    }
+
+    /**
+     * The refusal of group {@code index} by a dimension, with what its counter held (the reset is
+     * set once the whole plan is known).
+     */
+    public static Refusal refusal(int index, CounterGroup group, GroupCounts c, Dimension dimension) {
+        return switch (dimension) {
+            case PARALLEL_REQUESTS -> new Refusal(index, group, dimension, group.limits().parallel(), c.inFlight(), 0);
+            case MONEY -> new Refusal(index, group, dimension, group.limits().micros(), c.micros(), 0, c.reservedMicros());
+            default -> new Refusal(index, group, dimension, group.limits().of(dimension), effective(group, c, dimension), 0);
+        };
+    }
+
     /** The largest effective count of a windowed dimension that still admits the group's increments. */
-    private static long allowance(CounterGroup group, Dimension dimension) {
+    static long allowance(CounterGroup group, Dimension dimension) {
         long limit = group.limits().of(dimension);
         return dimension == Dimension.REQUESTS ? limit - 1 : allowance(limit, group.increments().of(dimension));
     }
 
-    private static long effective(CounterGroup group, GroupCounts c, Dimension dimension) {
+    static long effective(CounterGroup group, GroupCounts c, Dimension dimension) {
         return effective(group.window(), c.current(dimension), c.previous(dimension), c.remainingMillis());
-    }
-
-    private static Verdict refused(Plan plan, GroupCounts[] counts, Refusal found, double saturation) {
-        boolean modelOrPool = found.modelLimit() != null;
-        long clears = modelOrPool ? modelClearsInMillis(plan, counts, saturation)
-                : groupClearsInMillis(found.group(), counts[found.index()], found.dimension());
-        Refusal refusal = found.at(found.index(), clears);
-        boolean strict = strict(plan, saturation);
-        BudgetFigures budget = BudgetFigures.of(plan, counts);
-        long[] limits = Verdict.noFigures();
-        long[] remaining = Verdict.noFigures();
-        if (modelOrPool) {
-            limits[found.dimension().index()] = found.limit();
-            remaining[found.dimension().index()] = refusal.remaining();
-        }
-        return new Verdict(refusal, strict, saturation, limits, remaining, clears, budget);
-    }
-
-    private static boolean strict(Plan plan, double saturation) {
-        for (CounterGroup group : plan.groups()) {
-            if (headlinePool(group, saturation)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** A pool held to its share at this saturation. */
-    private static boolean headlinePool(CounterGroup group, double saturation) {
-        return group.kind() == GroupKind.POOL && group.enforcement().mode() == Enforcement.Mode.WHEN_SATURATED
-                && group.enforcement().enforcedAt(saturation);
-    }
-
-    /** The headers' figures: per dimension the tightest of the model's limits and an enforced pool's. */
-    private static Verdict admitted(Plan plan, GroupCounts[] counts, double saturation, boolean strict) {
-        int model = plan.modelIndex();
-        long[] limits = Verdict.noFigures();
-        long[] remaining = Verdict.noFigures();
-        if (model < 0) {
-            return new Verdict(null, strict, saturation, limits, remaining, firstRemaining(counts),
-                    BudgetFigures.of(plan, counts));
-        }
-        for (int i = 0; i < counts.length; i++) {
-            CounterGroup group = plan.group(i);
-            if (group.kind() != GroupKind.MODEL && !headlinePool(group, saturation)) {
-                continue;
-            }
-            for (Dimension dimension : Dimension.WINDOWED) {
-                if (!group.limits().limits(dimension)) {
-                    continue;
-                }
-                long limit = group.limits().of(dimension);
-                long used = effective(group, counts[i], dimension);
-                long left = dimension == Dimension.REQUESTS ? limit - used - 1
-                        : Math.max(0, limit - used - group.increments().of(dimension));
-                int d = dimension.index();
-                if (limits[d] < 0 || left <= remaining[d]) {
-                    limits[d] = limit;
-                    remaining[d] = left;
-                }
-            }
-        }
-        return new Verdict(null, strict, saturation, limits, remaining, counts[model].remainingMillis(),
-                BudgetFigures.of(plan, counts));
-    }
-
-    private static long firstRemaining(GroupCounts[] counts) {
-        for (GroupCounts c : counts) {
-            if (c.remainingMillis() > 0) {
-                return c.remainingMillis();
-            }
-        }
-        return 0;
     }
 
     /** The highest saturation over every model group of the plan (one per window length); 0 without one. */
@@ -206,102 +144,5 @@ public final class PlanRule {
      */
     static long moneyAllowance(long budget, long worstCase) {
         return budget - Math.max(1, worstCase);
-    }
-
-    /**
-     * How long until a refusal by one (non-model) group clears: the rest of its window or period;
-     * in a sliding window possibly sooner; a parallel slot is retried after 1 s.
-     */
-    private static long groupClearsInMillis(CounterGroup group, GroupCounts c, Dimension dimension) {
-        if (dimension == Dimension.PARALLEL_REQUESTS) {
-            return 0;
-        }
-        if (!group.window().sliding() || !dimension.isWindowed()) {
-            return c.remainingMillis();
-        }
-        long wait = clearsInMillis(group, c, dimension, allowance(group, dimension));
-        return wait == NEVER ? c.remainingMillis() : wait;
-    }
-
-    /**
-     * How long until every failing model and pool limit would pass if no other request came. A
-     * fixed window clears only when it ends. In a sliding window the weighted previous counters
-     * shrink as time passes; a pool refusal also clears once the model's saturation falls below
-     * the threshold.
-     */
-    private static long modelClearsInMillis(Plan plan, GroupCounts[] counts, double saturation) {
-        long wait = 0;
-        boolean never = false;
-        for (int i = 0; i < counts.length; i++) {
-            CounterGroup group = plan.group(i);
-            boolean model = group.kind() == GroupKind.MODEL;
-            if (!model && !headlinePool(group, saturation)) {
-                continue;
-            }
-            GroupCounts c = counts[i];
-            long generousIn = model || !group.window().sliding() ? NEVER
-                    : generousInMillis(plan, counts, group.enforcement().threshold());
-            for (Dimension dimension : Dimension.WINDOWED) {
-                if (!group.limits().limits(dimension)) {
-                    continue;
-                }
-                long allowance = allowance(group, dimension);
-                long clears = group.window().sliding() ? clearsInMillis(group, c, dimension, allowance)
-                        : effective(group, c, dimension) > allowance ? c.remainingMillis() : 0;
-                clears = Math.min(generousIn, clears);
-                never |= clears == NEVER;
-                wait = clears == NEVER ? wait : Math.max(wait, clears);
-            }
-        }
-        return never ? counts[plan.modelIndex()].remainingMillis() : wait;
-    }
-
-    /** How long until every model group's saturation falls below the threshold ({@link #NEVER} if it cannot). */
-    private static long generousInMillis(Plan plan, GroupCounts[] counts, double threshold) {
-        long wait = 0;
-        for (int i = 0; i < counts.length; i++) {
-            CounterGroup model = plan.group(i);
-            if (model.kind() != GroupKind.MODEL) {
-                continue;
-            }
-            for (Dimension dimension : Dimension.WINDOWED) {
-                if (model.limits().limits(dimension)) {
-                    wait = Math.max(wait, clearsInMillis(model, counts[i], dimension,
-                            belowThreshold(threshold, model.limits().of(dimension))));
-                }
-            }
-        }
-        return wait;
-    }
-
-    private static long clearsInMillis(CounterGroup group, GroupCounts c, Dimension dimension, long allowance) {
-        return clearsInMillis(allowance, c.current(dimension), c.previous(dimension), c.remainingMillis(),
-                group.window().millis());
-    }
-
-    /** The largest count whose share of {@code capacity} is below the saturation threshold. */
-    private static long belowThreshold(double threshold, long capacity) {
-        return (long) Math.ceil(threshold * capacity) - 1;
-    }
-
-    /** {@code a * b / c} for non-negative figures, in doubles only where the product overflows. */
-    private static long mulDiv(long a, long b, long c) {
-        return Math.multiplyHigh(a, b) == 0 && a * b >= 0 ? a * b / c : (long) ((double) a * b / c);
-    }
-
-    /**
-     * How long until {@code current + ceil(previous * msLeft / window) <= allowance}: still in this
-     * window when the live count alone fits, else in the next one, where the live count becomes
-     * the previous one.
-     */
-    private static long clearsInMillis(long allowance, long current, long previous, long left, long window) {
-        if (allowance < 0) {
-            return NEVER;
-        }
-        if (current <= allowance) {
-            long longestLeft = previous == 0 ? left : mulDiv(allowance - current, window, previous);
-            return Math.max(0, left - longestLeft);
-        }
-        return left + window - mulDiv(allowance, window, current);
     }
 }

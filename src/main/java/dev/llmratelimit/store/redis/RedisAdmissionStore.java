@@ -12,6 +12,7 @@ import dev.llmratelimit.engine.Refusal;
 import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.StoreUnavailableException;
 import dev.llmratelimit.engine.Verdict;
+import dev.llmratelimit.engine.VerdictFigures;
 import dev.llmratelimit.store.UncancelledRefusalException;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
@@ -26,6 +27,8 @@ import java.util.List;
  * order; when a later slot refuses, the earlier ones are cancelled by request id (a cancel without
  * answer makes the refusal an {@link UncancelledRefusalException}, so it is sent again). Atomic on
  * the server and timed by its clock. Any Redisson failure becomes a {@link StoreUnavailableException}.
+ * The script decides ({@code admit.lua} mirrors {@code PlanRule}); this class only assembles its
+ * answer into a verdict.
  */
 public final class RedisAdmissionStore implements AdmissionStore {
 
@@ -113,18 +116,14 @@ public final class RedisAdmissionStore implements AdmissionStore {
                     read.get(at + 3), read.get(at + 4));
             at += FIGURES_PER_GROUP;
         }
-        // The script decided and counted; the verdict's figures come from the one Java rule.
-        Verdict verdict = PlanRule.decide(call.subPlan, counts);
-        int javaRefused = verdict.admitted() ? 0 : verdict.refusal().index() + 1;
-        int scriptDimension = read.get(1).intValue();
-        if (javaRefused != refusedAt || javaRefused > 0 && verdict.refusal().dimension().ordinal() + 1 != scriptDimension) {
-            // Only a bug can get here; on-store-failure then applies rather than an error page.
-            if (refusedAt == 0) {
-                cancel(List.of(call));
-            }
-            throw new StoreUnavailableException("admit.lua refused group " + refusedAt + " (limit " + scriptDimension
-                    + ") where PlanRule refuses group " + javaRefused, null);
+        // The script decided and counted; Java only assembles its answer with the verdict's figures.
+        Refusal refusal = null;
+        if (refusedAt > 0) {
+            int index = refusedAt - 1;
+            Dimension dimension = Dimension.values()[read.get(1).intValue() - 1];
+            refusal = PlanRule.refusal(index, call.subPlan.group(index), counts[index], dimension);
         }
+        Verdict verdict = VerdictFigures.of(call.subPlan, counts, PlanRule.saturation(call.subPlan, counts), refusal);
         return verdict.admitted() ? verdict : verdict.remapped(call.planIndexes, verdict.budget());
     }
 
