@@ -16,14 +16,15 @@ import java.util.TreeSet;
  */
 final class KnownProperties {
 
-    private static final String SCOPE_SETTINGS = "{priority,team,user,rpm-limit,tpm-limit,max-parallel-requests,budget,soft-budget,budgets.*}";
-    private static final String LIMITS_AND_BUDGETS = "{rpm-limit,tpm-limit,max-parallel-requests,budget,soft-budget,budgets.*}";
+    private static final String CALLER_LIMITS = "rpm-limit,tpm-limit,itpm-limit,otpm-limit,rpd-limit,tpd-limit,limits.*.*";
+    private static final String SCOPE_SETTINGS = "{priority,team,user," + CALLER_LIMITS + ",max-parallel-requests,budget,soft-budget,budgets.*}";
+    private static final String LIMITS_AND_BUDGETS = "{" + CALLER_LIMITS + ",max-parallel-requests,budget,soft-budget,budgets.*}";
 
     private static final List<String> PATTERNS = expand(List.of(
             "config-file", "reload-interval", "enabled", "filter.enabled", "interceptor.enabled",
             "window", "window-mode", "rate-limit-type", "token-admission", "mode", "reject-unknown-models",
             "saturation-threshold", "default-priority", "reservation.*", "expected-output-tokens", "expected-output-min-tokens",
-            "models.*.{rpm,tpm,saturation-threshold,reservation.*,expected-output-tokens,fallbacks,fallbacks.*,max-wait,max-wait.*}",
+            "models.*.{rpm,tpm,itpm,otpm,rpd,tpd,limits.*.*,saturation-threshold,reservation.*,expected-output-tokens,fallbacks,fallbacks.*,max-wait,max-wait.*}",
             "priority-order", "max-wait", "max-wait.*", "max-waiters", "max-waiters-per-caller", "max-waiting-bytes", "wait-poll-interval",
             "paths", "path-shapes.*", "error-style", "inject-stream-usage", "max-body-size",
             "store", "on-store-failure", "on-internal-error", "stop-grace-period", "store-backoff", "store-failure-threshold", "store-probe-interval",

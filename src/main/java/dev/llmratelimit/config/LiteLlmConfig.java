@@ -20,7 +20,7 @@ import java.util.function.Function;
 
 /**
  * Maps a LiteLLM {@code config.yaml} to {@code llm.ratelimit.*} properties: capacities from
- * {@code model_list[].litellm_params.rpm/tpm} (summed per {@code model_name}, as LiteLLM's router
+ * {@code model_list[].litellm_params.rpm/tpm/itpm/otpm} (summed per {@code model_name}, as LiteLLM's router
  * sums its deployments), {@code litellm_settings.priority_reservation} and
  * {@code litellm_settings.priority_reservation_settings}. Everything else is reported, not used.
  * The only class that touches the YAML parser (an optional dependency).
@@ -28,6 +28,8 @@ import java.util.function.Function;
 final class LiteLlmConfig {
 
     private static final String ENV_PREFIX = "os.environ/";
+    /** The capacities a deployment's {@code litellm_params} set, summed per model: the model setting of the same name. */
+    private static final List<String> CAPACITIES = List.of("rpm", "tpm", "itpm", "otpm");
     /** A key written twice is a typo to report, not a value to drop silently. */
     private static final YAMLMapper YAML = YAMLMapper.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
@@ -84,7 +86,7 @@ final class LiteLlmConfig {
             String path = "model_list[" + i + "]";
             JsonNode deployment = object(path, list.get(i));
             String name = modelName(path + ".model_name", deployment.get("model_name"));
-            long[] capacity = capacities.computeIfAbsent(name, n -> new long[2]);
+            long[] capacity = capacities.computeIfAbsent(name, n -> new long[CAPACITIES.size()]);
             for (Map.Entry<String, JsonNode> entry : fields(deployment)) {
                 switch (entry.getKey()) {
                     case "model_name" -> { }
@@ -95,21 +97,21 @@ final class LiteLlmConfig {
         }
         capacities.forEach((name, capacity) -> {
             String prefix = PolicyParser.PREFIX + "models." + PropertyNames.quote(name) + ".";
-            if (capacity[0] > 0) {
-                properties.put(prefix + "rpm", Long.toString(capacity[0]));
-            }
-            if (capacity[1] > 0) {
-                properties.put(prefix + "tpm", Long.toString(capacity[1]));
+            for (int i = 0; i < capacity.length; i++) {
+                if (capacity[i] > 0) {
+                    properties.put(prefix + CAPACITIES.get(i), Long.toString(capacity[i]));
+                }
             }
         });
     }
 
     private void deploymentLimits(String path, JsonNode params, long[] capacity) {
         for (Map.Entry<String, JsonNode> entry : fields(object(path, params))) {
-            switch (entry.getKey()) {
-                case "rpm" -> capacity[0] = saturatedSum(capacity[0], limit(path + ".rpm", entry.getValue()));
-                case "tpm" -> capacity[1] = saturatedSum(capacity[1], limit(path + ".tpm", entry.getValue()));
-                default -> ignored.add("model_list[].litellm_params." + entry.getKey());
+            int i = CAPACITIES.indexOf(entry.getKey());
+            if (i >= 0) {
+                capacity[i] = saturatedSum(capacity[i], limit(path + "." + entry.getKey(), entry.getValue()));
+            } else {
+                ignored.add("model_list[].litellm_params." + entry.getKey());
             }
         }
     }

@@ -15,7 +15,7 @@ final class LiteLlmKeys {
     private static final Map<String, List<String>> READ = Map.of(
             "", List.of("model_list", "litellm_settings"),
             "model_list[].", List.of("model_name", "litellm_params"),
-            "model_list[].litellm_params.", List.of("rpm", "tpm"),
+            "model_list[].litellm_params.", List.of("rpm", "tpm", "itpm", "otpm"),
             "litellm_settings.", List.of("priority_reservation", "priority_reservation_settings"),
             "litellm_settings.priority_reservation_settings.",
             List.of("default_priority", "saturation_threshold", "saturation_check_cache_ttl"));

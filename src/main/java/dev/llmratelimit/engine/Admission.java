@@ -154,8 +154,10 @@ public final class Admission {
         if (finish()) {
             observer.recorded(plan, worked);
             long tokens = Math.max(worked.tokens(rateLimitType), plan.reservedTokens());
+            long input = Math.max(worked.tokens(RateLimitType.INPUT), plan.reserved(Dimension.INPUT_TOKENS));
+            long output = Math.max(worked.tokens(RateLimitType.OUTPUT), plan.reserved(Dimension.OUTPUT_TOKENS));
             long micros = Math.max(plan.cost().micros(worked), reservedMicros());
-            settle(Settlement.of(tokens, micros));
+            settle(Settlement.of(tokens, input, output, micros));
         }
     }
 
@@ -174,7 +176,7 @@ public final class Admission {
      */
     public void abort() {
         if (finish()) {
-            settle(Settlement.of(0, 0));
+            settle(Settlement.of(0, 0, 0, 0));
         }
     }
 
@@ -189,7 +191,8 @@ public final class Admission {
 
     private void settle(Usage usage) {
         observer.recorded(plan, usage);
-        settle(Settlement.of(usage.tokens(rateLimitType), plan.cost().micros(usage)));
+        settle(Settlement.of(usage.tokens(rateLimitType), usage.tokens(RateLimitType.INPUT),
+                usage.tokens(RateLimitType.OUTPUT), plan.cost().micros(usage)));
     }
 
     private void settle(Settlement settlement) {

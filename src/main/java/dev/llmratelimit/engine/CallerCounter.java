@@ -1,18 +1,24 @@
 package dev.llmratelimit.engine;
 
 import dev.llmratelimit.policy.KeyHash;
+import java.util.List;
 
 /**
- * The counters of one caller scope that has at least one limit: requests and tokens of its window
- * and its parallel slots. A limit of 0 is not enforced.
+ * The counters of one caller scope that has at least one limit: its limits per window and its
+ * parallel slots. A parallel limit of 0 is not enforced.
  *
- * @param id the scope's identity: principal name (key), user, or team
+ * @param id     the scope's identity: principal name (key), user, or team
+ * @param limits what the scope may use per window, any dimension, any window length
  */
-public record CallerCounter(CallerScope scope, String id, long rpmLimit, long tpmLimit, long maxParallelRequests) {
+public record CallerCounter(CallerScope scope, String id, List<RateLimit> limits, long maxParallelRequests) {
 
-    /** Whether the scope needs a window (it limits requests or tokens per window). */
-    public boolean countsWindow() {
-        return rpmLimit > 0 || tpmLimit > 0;
+    public CallerCounter {
+        limits = List.copyOf(limits);
+    }
+
+    /** Requests and tokens per configured window (0: not limited) and parallel requests. */
+    public CallerCounter(CallerScope scope, String id, long rpmLimit, long tpmLimit, long maxParallelRequests) {
+        this(scope, id, RateLimit.perConfiguredWindow(rpmLimit, tpmLimit), maxParallelRequests);
     }
 
     /**
@@ -26,7 +32,7 @@ public record CallerCounter(CallerScope scope, String id, long rpmLimit, long tp
     /** The identity is never printed in full (it may be an API key). */
     @Override
     public String toString() {
-        return "CallerCounter[" + scope.label() + " " + KeyHash.shortHash(id) + ", rpm=" + rpmLimit + ", tpm=" + tpmLimit
+        return "CallerCounter[" + scope.label() + " " + KeyHash.shortHash(id) + ", " + limits
                 + ", parallel=" + maxParallelRequests + "]";
     }
 }

@@ -6,7 +6,7 @@ import java.util.List;
  * The per-caller counters one request must pass, in scope order key, user, team; only scopes with
  * an identity and at least one limit appear.
  *
- * @param windowMillis length of a caller window (the policy's window)
+ * @param windowMillis length of the configured window (the policy's window)
  * @param leaseMillis  how long a parallel slot lives at most, so a crashed instance cannot leak it
  */
 public record CallerPlan(List<CallerCounter> counters, long windowMillis, long leaseMillis) {
@@ -17,8 +17,10 @@ public record CallerPlan(List<CallerCounter> counters, long windowMillis, long l
 
     public boolean limitsTokens() {
         for (CallerCounter counter : counters) {
-            if (counter.tpmLimit() > 0) {
-                return true;
+            for (RateLimit limit : counter.limits()) {
+                if (limit.dimension().isTokens()) {
+                    return true;
+                }
             }
         }
         return false;

@@ -32,9 +32,9 @@ public record CounterGroup(GroupKind kind, String id, String member, GroupWindow
                 : new CounterGroup(kind, id, member, window, limits, enforcement, other);
     }
 
-    /** Whether settling a request changes this group's tokens (it limits, or tracks, tokens). */
+    /** Whether settling a request changes this group's tokens (it limits tokens of some kind). */
     public boolean countsTokens() {
-        return window.counts() && limits.limitsTokens();
+        return window.counts() && limits.limitsAnyTokens();
     }
 
     public boolean countsMoney() {

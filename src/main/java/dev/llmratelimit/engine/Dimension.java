@@ -1,19 +1,79 @@
 package dev.llmratelimit.engine;
 
-/** One limit of a counter group, named as 429 messages and headers name it. */
+import java.util.List;
+
+/**
+ * What a limit counts: the registry of dimensions. The first four are counted per window and are
+ * data all the way through (plans, both stores, the rule, headers and messages iterate over
+ * {@link #WINDOWED}); a parallel-request limit counts slots in flight and a budget money per period.
+ */
 public enum Dimension {
-    REQUESTS("requests"),
-    TOKENS("tokens"),
-    PARALLEL_REQUESTS("parallel_requests"),
-    MONEY("budget");
+    REQUESTS("requests", "requests", 'r', "requests"),
+    /** Tokens as {@code rate-limit-type} counts them. */
+    TOKENS("tokens", "tokens", 't', "tokens"),
+    /** Prompt tokens as the provider counts them against its input limit. */
+    INPUT_TOKENS("input_tokens", "input-tokens", 'i', "input-tokens"),
+    /** Completion tokens, reasoning included. */
+    OUTPUT_TOKENS("output_tokens", "output-tokens", 'o', "output-tokens"),
+    PARALLEL_REQUESTS("parallel_requests", "parallel-requests", '-', ""),
+    MONEY("budget", "budget", '-', "");
+
+    /** The dimensions counted per window, in index order ({@link #index()}). */
+    public static final List<Dimension> WINDOWED = List.of(REQUESTS, TOKENS, INPUT_TOKENS, OUTPUT_TOKENS);
 
     private final String label;
+    private final String configName;
+    private final char field;
+    private final String headerSuffix;
 
-    Dimension(String label) {
+    Dimension(String label, String configName, char field, String headerSuffix) {
         this.label = label;
+        this.configName = configName;
+        this.field = field;
+        this.headerSuffix = headerSuffix;
     }
 
+    /** The name in 429 messages and metrics: {@code requests}, {@code input_tokens}, ... */
     public String label() {
         return label;
+    }
+
+    /** The name in configuration ({@code limits.<name>.<duration>}): {@code requests}, {@code input-tokens}, ... */
+    public String configName() {
+        return configName;
+    }
+
+    /** The letter of its counter in store fields (windowed dimensions only). */
+    public char field() {
+        return field;
+    }
+
+    /** The end of its response header names: {@code x-ratelimit-limit-<suffix>}. */
+    public String headerSuffix() {
+        return headerSuffix;
+    }
+
+    /** Its position in per-dimension arrays (windowed dimensions only). */
+    public int index() {
+        return ordinal();
+    }
+
+    public boolean isWindowed() {
+        return ordinal() < WINDOWED.size();
+    }
+
+    /** Whether it counts tokens of some kind (checked as tokens: a reservation must fit). */
+    public boolean isTokens() {
+        return this == TOKENS || this == INPUT_TOKENS || this == OUTPUT_TOKENS;
+    }
+
+    /** The windowed dimension of a configuration name, {@code null} if there is none. */
+    public static Dimension ofConfigName(String name) {
+        for (Dimension dimension : WINDOWED) {
+            if (dimension.configName.equals(name)) {
+                return dimension;
+            }
+        }
+        return null;
     }
 }

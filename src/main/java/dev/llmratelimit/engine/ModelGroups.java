@@ -24,7 +24,10 @@ public record ModelGroups(CounterGroup model, List<CounterGroup> pools) {
 
     /** The model's saturation from these counters, as the next decision would compute it. */
     public double saturation(ModelCounters counters) {
-        return PlanRule.saturation(model, new GroupCounts(counters.requests(), counters.tokens(), 0, 0, 0, 0, 0,
+        long[] current = new long[Dimension.WINDOWED.size()];
+        current[Dimension.REQUESTS.index()] = counters.requests();
+        current[Dimension.TOKENS.index()] = counters.tokens();
+        return PlanRule.saturation(model, new GroupCounts(current, new long[current.length], 0, 0, 0,
                 counters.remainingMillis(), 0));
     }
 }

@@ -56,8 +56,13 @@ public record Plan(String requestId, String model, String pool, List<CounterGrou
 
     /** The tokens the decision reserves on the model group, 0 when none. */
     public long reservedTokens() {
+        return reserved(Dimension.TOKENS);
+    }
+
+    /** What the decision reserves of a windowed dimension on the model group, 0 when none. */
+    public long reserved(Dimension dimension) {
         int index = modelIndex();
-        return index < 0 ? 0 : groups.get(index).increments().tokens();
+        return index < 0 ? 0 : groups.get(index).increments().of(dimension);
     }
 
     /** This plan with more groups after its own (budgets). */

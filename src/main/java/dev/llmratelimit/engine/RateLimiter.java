@@ -1,7 +1,6 @@
 package dev.llmratelimit.engine;
 
 import dev.llmratelimit.policy.EnforcementMode;
-import dev.llmratelimit.policy.ModelPolicy;
 import dev.llmratelimit.policy.RateLimitPolicy;
 import dev.llmratelimit.policy.RateLimitType;
 import dev.llmratelimit.policy.StoreFailureMode;
@@ -15,7 +14,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
 
 /**
  * The engine: turns one {@link AdmissionRequest} into its {@link Plan} (caller scopes, model and
@@ -35,6 +33,7 @@ public final class RateLimiter {
     private final long leaseMillis;
     private final List<PlanExtension> extensions;
     private final DecisionObserver observer;
+    private final ScopeWindows windows;
     private final Map<String, ModelPlans> plans = new HashMap<>();
     private final RefusalHints hints = new RefusalHints();
     private final String instanceId = Long.toString(new SecureRandom().nextLong() & Long.MAX_VALUE, 36);
@@ -65,9 +64,9 @@ public final class RateLimiter {
         this.leaseMillis = leaseMillis;
         this.extensions = List.copyOf(extensions);
         this.observer = observer;
-        GroupWindow window = GroupWindow.rolling(policy.window().toMillis(), policy.windowMode() == WindowMode.SLIDING);
+        this.windows = new ScopeWindows(policy.window().toMillis(), policy.windowMode() == WindowMode.SLIDING);
         policy.models().forEach((name, model) -> plans.put(name,
-                new ModelPlans(model, window, policy.window().toMillis(), clock::millis)));
+                new ModelPlans(model, windows, policy.window().toMillis(), clock::millis)));
     }
 
     public RateLimitPolicy policy() {
@@ -119,8 +118,7 @@ public final class RateLimiter {
         List<CounterGroup> groups = new ArrayList<>(5);
         addCallerGroups(request.callers(), groups);
         int modelAt = groups.size();
-        groups.add(modelPlans.modelGroup);
-        groups.add(modelPlans.poolGroups.get(pool));
+        groups.addAll(modelPlans.groupsOf(pool));
         long now = clock.millis();
         Estimate estimate = new Estimate(request, modelPlans, pool, hints.anyHinted(groups, now));
         Admission admission = decide(request, modelPlans, pool, groups, modelAt, estimate, now);
@@ -134,18 +132,18 @@ public final class RateLimiter {
 
     private static boolean boundMayHaveRefused(Admission admission) {
         Dimension dimension = admission.refusal().dimension();
-        return dimension == Dimension.TOKENS || dimension == Dimension.MONEY;
+        return dimension.isTokens() || dimension == Dimension.MONEY;
     }
 
     private Admission decide(AdmissionRequest request, ModelPlans modelPlans, String pool, List<CounterGroup> base,
                              int modelAt, Estimate estimate, long now) {
         List<CounterGroup> groups = base;
-        long reserved = estimate.reservedTokens();
-        if (reserved > 0) {
+        Increments reserved = estimate.reserved();
+        if (reserved.reservesTokens()) {
             groups = new ArrayList<>(base);
-            Increments withTokens = new Increments(1, reserved, 0, false);
-            groups.set(modelAt, base.get(modelAt).withIncrements(withTokens));
-            groups.set(modelAt + 1, base.get(modelAt + 1).withIncrements(withTokens));
+            for (int i = modelAt; i < modelAt + modelPlans.groupsOf(pool).size(); i++) {
+                groups.set(i, base.get(i).withIncrements(reserved));
+            }
         }
         Plan plan = new Plan(requestId(request), request.model(), pool, groups, lease(request), UsageCost.FREE);
         for (PlanExtension extension : extensions) {
@@ -155,7 +153,9 @@ public final class RateLimiter {
             }
             plan = plan.plus(contribution.groups(), contribution.cost());
         }
-        return decide(plan, now, reserved > 0 && request.maxOutputTokens() < 0 && policy.rateLimitType() != RateLimitType.INPUT
+        boolean expectsOutput = reserved.of(Dimension.OUTPUT_TOKENS) > 0
+                || reserved.tokens() > 0 && policy.rateLimitType() != RateLimitType.INPUT;
+        return decide(plan, now, expectsOutput && request.maxOutputTokens() < 0
                 ? modelPlans.expectedOutputs.get(pool).lessonFor(request.n()) : null);
     }
 
@@ -235,19 +235,34 @@ public final class RateLimiter {
         }
     }
 
+    /**
+     * The groups of each caller scope: one per window its limits use, the configured window's first;
+     * that first group also holds the scope's parallel slots (alone, without a window, when the
+     * scope limits nothing in the configured window).
+     */
     private void addCallerGroups(CallerPlan callers, List<CounterGroup> groups) {
         if (callers == null) {
             return;
         }
-        GroupWindow window = GroupWindow.rolling(callers.windowMillis(), policy.windowMode() == WindowMode.SLIDING);
+        ScopeWindows callerWindows = callers.windowMillis() == policy.window().toMillis() ? windows
+                : new ScopeWindows(callers.windowMillis(), policy.windowMode() == WindowMode.SLIDING);
         for (CallerCounter counter : callers.counters()) {
-            boolean windowed = counter.countsWindow();
-            boolean slot = counter.maxParallelRequests() > 0;
-            groups.add(new CounterGroup(GroupKind.of(counter.scope()), counter.id(), "",
-                    windowed ? window : GroupWindow.NONE,
-                    new Limits(Limits.configured(counter.rpmLimit()), Limits.configured(counter.tpmLimit()),
-                            Limits.configured(counter.maxParallelRequests()), Limits.NONE),
-                    Enforcement.ALWAYS, new Increments(windowed ? 1 : 0, 0, 0, slot)));
+            GroupKind kind = GroupKind.of(counter.scope());
+            long parallel = Limits.configured(counter.maxParallelRequests());
+            boolean slot = parallel > 0;
+            List<ScopeWindows.Window> scopeWindows = callerWindows.of(counter.limits(), false);
+            boolean slotAlone = slot && (scopeWindows.isEmpty() || !scopeWindows.get(0).window().tag().isEmpty());
+            if (slotAlone) {
+                groups.add(new CounterGroup(kind, counter.id(), "", GroupWindow.NONE,
+                        new Limits(Limits.NONE, Limits.NONE, parallel, Limits.NONE), Enforcement.ALWAYS,
+                        new Increments(0, 0, 0, true)));
+            }
+            for (ScopeWindows.Window window : scopeWindows) {
+                boolean holdsSlot = slot && !slotAlone && window.window().tag().isEmpty();
+                groups.add(new CounterGroup(kind, counter.id(), "", window.window(),
+                        new Limits(window.limits(), holdsSlot ? parallel : Limits.NONE, Limits.NONE),
+                        Enforcement.ALWAYS, new Increments(1, 0, 0, holdsSlot)));
+            }
         }
     }
 
@@ -290,20 +305,38 @@ public final class RateLimiter {
         }
 
         /**
-         * {@code token-admission=reserve} on a model that limits tokens: prompt plus expected output
-         * as {@code rate-limit-type} counts them, at least 1, at most the model's TPM; else 0.
+         * {@code token-admission=reserve}: what the request adds to the model and pool groups: its
+         * request, and per token dimension the model limits the expected tokens (tokens: prompt plus
+         * expected output as {@code rate-limit-type} counts them; input: the prompt; output: the
+         * expected output), each at least 1 and at most the model's smallest limit of it; without
+         * a reservation, the request alone.
          */
-        long reservedTokens() {
-            long tpm = modelPlans.model.tpm();
-            if (policy.tokenAdmission() != TokenAdmission.RESERVE || tpm <= 0) {
-                return 0;
+        Increments reserved() {
+            long[] added = new long[Dimension.WINDOWED.size()];
+            added[Dimension.REQUESTS.index()] = 1;
+            if (policy.tokenAdmission() == TokenAdmission.RESERVE) {
+                reserve(added, Dimension.TOKENS);
+                reserve(added, Dimension.INPUT_TOKENS);
+                reserve(added, Dimension.OUTPUT_TOKENS);
             }
-            long tokens = switch (policy.rateLimitType()) {
-                case TOTAL -> Saturating.add(promptTokens(), outputTokens());
-                case INPUT -> promptTokens();
-                case OUTPUT -> outputTokens();
+            return new Increments(added, 0, false);
+        }
+
+        private void reserve(long[] added, Dimension dimension) {
+            long limit = modelPlans.smallestLimit(dimension);
+            if (limit <= 0) {
+                return;
+            }
+            long tokens = switch (dimension) {
+                case INPUT_TOKENS -> promptTokens();
+                case OUTPUT_TOKENS -> outputTokens();
+                default -> switch (policy.rateLimitType()) {
+                    case TOTAL -> Saturating.add(promptTokens(), outputTokens());
+                    case INPUT -> promptTokens();
+                    case OUTPUT -> outputTokens();
+                };
             };
-            return Math.min(tpm, Math.max(1, tokens));
+            added[dimension.index()] = Math.min(limit, Math.max(1, tokens));
         }
     }
 
@@ -318,36 +351,6 @@ public final class RateLimiter {
         @Override
         public long outputTokens() {
             return request.maxOutputTokens() < 0 ? 0 : Saturating.multiply(request.maxOutputTokens(), request.n());
-        }
-    }
-
-    /** The model group, the group of every pool of one model, and what each pool's responses taught about their size. */
-    private static final class ModelPlans {
-        private final ModelPolicy model;
-        private final Map<String, ExpectedOutput> expectedOutputs = new HashMap<>();
-        private final CounterGroup modelGroup;
-        private final Map<String, CounterGroup> poolGroups = new HashMap<>();
-        private final ModelGroups groups;
-
-        ModelPlans(ModelPolicy model, GroupWindow window, long windowMillis, LongSupplier clock) {
-            this.model = model;
-            Increments oneRequest = new Increments(1, 0, 0, false);
-            long rpm = model.rpm() > 0 ? model.rpm() : Limits.NONE;
-            long tpm = model.tpm() > 0 ? model.tpm() : Limits.NONE;
-            modelGroup = new CounterGroup(GroupKind.MODEL, model.name(), "", window,
-                    new Limits(rpm, tpm, Limits.NONE, Limits.NONE), Enforcement.ALWAYS, oneRequest);
-            Enforcement poolEnforcement = model.poolsEnforced()
-                    ? Enforcement.whenSaturated(model.saturationThreshold()) : Enforcement.TRACKED;
-            for (String pool : model.poolNames()) {
-                double share = model.shareOf(pool);
-                Limits limits = new Limits(rpm < 0 ? Limits.NONE : ModelPolicy.poolLimit(model.rpm(), share),
-                        tpm < 0 ? Limits.NONE : ModelPolicy.poolLimit(model.tpm(), share), Limits.NONE, Limits.NONE);
-                poolGroups.put(pool, new CounterGroup(GroupKind.POOL, model.name(), pool, window, limits,
-                        poolEnforcement, oneRequest));
-                expectedOutputs.put(pool, new ExpectedOutput(model.expectedOutputTokens(),
-                        model.expectedOutputMinTokens(), windowMillis, clock));
-            }
-            groups = new ModelGroups(modelGroup, model.poolNames().stream().map(poolGroups::get).toList());
         }
     }
 }

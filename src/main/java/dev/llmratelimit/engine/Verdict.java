@@ -1,36 +1,80 @@
 package dev.llmratelimit.engine;
 
+import java.util.Arrays;
+
 /**
- * The answer of a store for one plan. The request and token figures are the headers' (SPEC
- * docs/errors.md): those of the tightest model or pool limit enforced, -1 where the model does not
- * limit that dimension; a refusal by the model or pool sets only the refusing dimension, a refusal
- * by another group neither.
+ * The answer of a store for one plan. The figures per windowed {@link Dimension} are the headers'
+ * (docs/errors.md): those of the tightest model or pool limit enforced, -1 where the model does
+ * not limit that dimension; a refusal by the model or pool sets only the refusing dimension, a
+ * refusal by another group none.
  *
  * @param refusal     the first limit that failed, {@code null} when admitted
  * @param strict      whether pool limits were enforced (saturation at or above the threshold)
  * @param saturation  the model's saturation before this request
+ * @param limits      per {@link Dimension#WINDOWED}, the limit the headers show (-1: none)
+ * @param remaining   per {@link Dimension#WINDOWED}, what is left of it
  * @param resetMillis admitted: milliseconds until the model's window ends; refused: until the
  *                    refusal would clear if no other request came
  * @param budget      the tightest budget and a reached soft budget ({@link BudgetFigures#NONE} without budgets)
  */
-public record Verdict(Refusal refusal, boolean strict, double saturation,
-                      long requestLimit, long requestRemaining, long tokenLimit, long tokenRemaining,
+public record Verdict(Refusal refusal, boolean strict, double saturation, long[] limits, long[] remaining,
                       long resetMillis, BudgetFigures budget) {
 
     public Verdict {
+        limits = limits.clone();
+        remaining = remaining.clone();
         if (budget == null) {
             budget = BudgetFigures.NONE;
         }
     }
 
+    /** A verdict whose figures show requests and tokens only. */
     public Verdict(Refusal refusal, boolean strict, double saturation, long requestLimit, long requestRemaining,
                    long tokenLimit, long tokenRemaining, long resetMillis) {
-        this(refusal, strict, saturation, requestLimit, requestRemaining, tokenLimit, tokenRemaining, resetMillis,
-                BudgetFigures.NONE);
+        this(refusal, strict, saturation, new long[] {requestLimit, tokenLimit, -1, -1},
+                new long[] {requestRemaining, tokenRemaining, -1, -1}, resetMillis, BudgetFigures.NONE);
+    }
+
+    /** No figures: every dimension -1. */
+    public static long[] noFigures() {
+        long[] none = new long[Dimension.WINDOWED.size()];
+        Arrays.fill(none, -1);
+        return none;
     }
 
     public boolean admitted() {
         return refusal == null;
+    }
+
+    /** The limit the headers show for a windowed dimension, -1 for none. */
+    public long limit(Dimension dimension) {
+        return limits[dimension.index()];
+    }
+
+    public long remaining(Dimension dimension) {
+        return remaining[dimension.index()];
+    }
+
+    public long requestLimit() {
+        return limit(Dimension.REQUESTS);
+    }
+
+    public long requestRemaining() {
+        return remaining(Dimension.REQUESTS);
+    }
+
+    public long tokenLimit() {
+        return limit(Dimension.TOKENS);
+    }
+
+    public long tokenRemaining() {
+        return remaining(Dimension.TOKENS);
+    }
+
+    /** This verdict with its refusal moved to another index of a larger plan and other budget figures. */
+    public Verdict remapped(int[] planIndexes, BudgetFigures otherBudget) {
+        Refusal moved = refusal == null ? null : refusal.at(planIndexes[refusal.index()], refusal.resetMillis());
+        return new Verdict(moved, strict, saturation, limits, remaining, resetMillis, otherBudget);
     }
 
     /** The model or pool limit that refused; {@code null} when admitted or refused by another group. */
@@ -41,5 +85,26 @@ public record Verdict(Refusal refusal, boolean strict, double saturation,
     /** Whole seconds until the refusal clears (or the window resets), at least 1, as {@code retry-after} wants it. */
     public long retryAfterSeconds() {
         return refusal != null ? refusal.retryAfterSeconds() : Math.max(1, (resetMillis + 999) / 1000);
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof Verdict that && java.util.Objects.equals(refusal, that.refusal) && strict == that.strict
+                && Double.compare(saturation, that.saturation) == 0 && Arrays.equals(limits, that.limits)
+                && Arrays.equals(remaining, that.remaining) && resetMillis == that.resetMillis
+                && budget.equals(that.budget);
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Objects.hash(refusal, strict, saturation, Arrays.hashCode(limits), Arrays.hashCode(remaining),
+                resetMillis, budget);
+    }
+
+    @Override
+    public String toString() {
+        return "Verdict[refusal=" + refusal + ", strict=" + strict + ", saturation=" + saturation + ", limits="
+                + Arrays.toString(limits) + ", remaining=" + Arrays.toString(remaining) + ", resetMillis=" + resetMillis
+                + ", budget=" + budget + "]";
     }
 }

@@ -34,9 +34,14 @@ public record ErrorResponse(int status, Map<String, String> headers, String type
         return new ErrorResponse(status, Map.of(), type, code, message);
     }
 
-    /** The same answer with the body the clients of that endpoint shape understand. */
+    /**
+     * The same answer with the body the clients of that endpoint shape understand; on
+     * {@code /v1/messages} the limits' headers also under Anthropic's names.
+     */
     public ErrorResponse forShape(EndpointShape shape) {
-        return new ErrorResponse(status, headers, type, code, message, shape == EndpointShape.MESSAGES);
+        boolean messages = shape == EndpointShape.MESSAGES;
+        return new ErrorResponse(status, messages ? RateLimitHeaderValues.withAnthropicNames(headers) : headers, type, code,
+                message, messages);
     }
 
     /**
@@ -85,7 +90,7 @@ public record ErrorResponse(int status, Map<String, String> headers, String type
         if (style == ErrorStyle.LITELLM) {
             return new ErrorResponse(429, Collections.unmodifiableMap(headers), OpenAiErrors.THROTTLING, "429", message);
         }
-        boolean tokens = refusal.dimension() == Dimension.TOKENS;
+        boolean tokens = refusal.dimension().isTokens();
         long waitMillis = refusal.dimension() == Dimension.PARALLEL_REQUESTS ? 1000 : refusal.resetMillis();
         return new ErrorResponse(429, Collections.unmodifiableMap(headers), tokens ? "tokens" : "requests",
                 OpenAiErrors.RATE_LIMIT_EXCEEDED, message + ". Please try again in " + GoDuration.format(waitMillis) + ".");

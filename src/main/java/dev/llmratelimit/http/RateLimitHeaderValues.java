@@ -5,6 +5,13 @@ import dev.llmratelimit.engine.Dimension;
 import dev.llmratelimit.engine.Refusal;
 import dev.llmratelimit.engine.Verdict;
 
+import dev.llmratelimit.usage.EndpointShape;
+import java.time.Instant;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.function.BiConsumer;
 
 /** The {@code x-ratelimit-*} and {@code retry-after} headers of docs/errors.md, handed to any header setter. */
@@ -20,6 +27,18 @@ public final class RateLimitHeaderValues {
     /** Whether {@code name} is one of this limiter's headers' family: {@code x-ratelimit-*}, any case. */
     public static boolean isRateLimitHeader(String name) {
         return name != null && name.regionMatches(true, 0, PREFIX, 0, PREFIX.length());
+    }
+
+    /**
+     * Headers of a call that goes on to the application, for a request of this shape: on
+     * {@code /v1/messages} each limit's figures also under Anthropic's names.
+     */
+    public static void forwarded(Admission admission, EndpointShape shape, BiConsumer<String, String> header) {
+        forwarded(admission, header);
+        Verdict verdict = admission.verdict();
+        if (shape == EndpointShape.MESSAGES && admission.plan() != null && verdict != null) {
+            anthropic(verdict, Instant.now().plusMillis(verdict.resetMillis()), header);
+        }
     }
 
     /** Headers of a call that goes on to the application (admitted, or let through by shadow mode). */
@@ -58,6 +77,44 @@ public final class RateLimitHeaderValues {
         }
     }
 
+    /**
+     * Anthropic's names for the figures of a refusal's headers, for {@code /v1/messages}:
+     * {@code anthropic-ratelimit-<dimension>-limit|remaining|reset} beside each
+     * {@code x-ratelimit-limit-<dimension>}, the reset as an RFC 3339 time ({@code retry-after} from now).
+     */
+    public static Map<String, String> withAnthropicNames(Map<String, String> headers) {
+        String retryAfter = headers.get("retry-after");
+        if (retryAfter == null) {
+            return headers;
+        }
+        Instant reset = Instant.now().plusSeconds(Long.parseLong(retryAfter));
+        Map<String, String> named = new LinkedHashMap<>(headers);
+        for (Dimension dimension : Dimension.WINDOWED) {
+            String limit = headers.get(PREFIX + "limit-" + dimension.headerSuffix());
+            if (limit != null) {
+                anthropic(named::put, dimension, limit, headers.get(PREFIX + "remaining-" + dimension.headerSuffix()), reset);
+            }
+        }
+        return Collections.unmodifiableMap(named);
+    }
+
+    private static void anthropic(Verdict verdict, Instant reset, BiConsumer<String, String> header) {
+        for (Dimension dimension : Dimension.WINDOWED) {
+            if (verdict.limit(dimension) >= 0) {
+                anthropic(header, dimension, Long.toString(verdict.limit(dimension)),
+                        Long.toString(verdict.remaining(dimension)), reset);
+            }
+        }
+    }
+
+    private static void anthropic(BiConsumer<String, String> header, Dimension dimension, String limit, String remaining,
+                                  Instant reset) {
+        String name = "anthropic-ratelimit-" + dimension.headerSuffix();
+        header.accept(name + "-limit", limit);
+        header.accept(name + "-remaining", remaining);
+        header.accept(name + "-reset", DateTimeFormatter.ISO_INSTANT.format(reset.truncatedTo(ChronoUnit.SECONDS)));
+    }
+
     /** The pool of a configured model (a plan of budgets alone, for an unconfigured model, has none). */
     private static void priority(Admission admission, BiConsumer<String, String> header) {
         if (!admission.plan().pool().isEmpty()) {
@@ -74,15 +131,12 @@ public final class RateLimitHeaderValues {
         Verdict verdict = admission.verdict();
         BudgetTexts.headers(admission.plan(), verdict, header);
         String reset = GoDuration.format(verdict.resetMillis());
-        if (verdict.requestLimit() >= 0) {
-            header.accept("x-ratelimit-limit-requests", Long.toString(verdict.requestLimit()));
-            header.accept("x-ratelimit-remaining-requests", Long.toString(verdict.requestRemaining()));
-            header.accept("x-ratelimit-reset-requests", reset);
-        }
-        if (verdict.tokenLimit() >= 0) {
-            header.accept("x-ratelimit-limit-tokens", Long.toString(verdict.tokenLimit()));
-            header.accept("x-ratelimit-remaining-tokens", Long.toString(verdict.tokenRemaining()));
-            header.accept("x-ratelimit-reset-tokens", reset);
+        for (Dimension dimension : Dimension.WINDOWED) {
+            if (verdict.limit(dimension) >= 0) {
+                header.accept(PREFIX + "limit-" + dimension.headerSuffix(), Long.toString(verdict.limit(dimension)));
+                header.accept(PREFIX + "remaining-" + dimension.headerSuffix(), Long.toString(verdict.remaining(dimension)));
+                header.accept(PREFIX + "reset-" + dimension.headerSuffix(), reset);
+            }
         }
     }
 }

@@ -1,5 +1,7 @@
 package dev.llmratelimit.http;
 
+import dev.llmratelimit.engine.Dimension;
+import dev.llmratelimit.engine.GroupWindow;
 import dev.llmratelimit.engine.Limits;
 import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.engine.Refusal;
@@ -17,12 +19,13 @@ public final class RefusalMessages {
         if (verdict.refusedBy() == null) {
             return of(verdict.refusal());
         }
-        boolean tokens = verdict.refusedBy().isTokens();
+        Dimension dimension = verdict.refusedBy().dimension();
         Limits model = plan.modelLimits();
-        String details = "Rate limit type: " + (tokens ? "tokens" : "requests")
+        String details = "Rate limit type: " + dimension.label() + per(verdict.refusal())
                 + ", Model TPM: " + capacity(model.tokens())
                 + ", Model RPM: " + capacity(model.requests())
-                + ", Remaining: " + (tokens ? verdict.tokenRemaining() : verdict.requestRemaining());
+                + alsoLimited(model, Dimension.INPUT_TOKENS, "ITPM") + alsoLimited(model, Dimension.OUTPUT_TOKENS, "OTPM")
+                + ", Remaining: " + verdict.remaining(dimension);
         if (verdict.refusedBy().isPool()) {
             return "Priority-based rate limit exceeded. Model: " + plan.model() + ", Priority: " + plan.pool()
                     + ", " + details + ", Model saturation: " + percent(verdict.saturation(), 1);
@@ -33,12 +36,23 @@ public final class RefusalMessages {
     /** A refusal by a caller scope; a key shows only as a short hash ({@code CounterGroup#label()}). */
     private static String of(Refusal refusal) {
         return "Rate limit exceeded for " + refusal.group().kind().label() + ": " + refusal.group().label()
-                + ". Limit type: " + refusal.dimension().label() + ", Limit: " + refusal.limit()
+                + ". Limit type: " + refusal.dimension().label() + per(refusal) + ", Limit: " + refusal.limit()
                 + ", Current: " + refusal.current();
     }
 
     public static String percent(double fraction, int decimals) {
         return String.format(Locale.ROOT, "%." + decimals + "f%%", fraction * 100);
+    }
+
+    /** The capacity of a dimension the model limits in its configured window only when it does ({@code ", Model ITPM: 8000"}). */
+    private static String alsoLimited(Limits model, Dimension dimension, String name) {
+        return model.limits(dimension) ? ", Model " + name + ": " + model.of(dimension) : "";
+    }
+
+    /** {@code " per 1d"} for a limit of a further window (not the configured one); {@code ""} otherwise. */
+    private static String per(Refusal refusal) {
+        GroupWindow window = refusal.group().window();
+        return window.tag().isEmpty() ? "" : " per " + WindowLength.format(window.millis());
     }
 
     private static String capacity(long value) {

@@ -39,13 +39,15 @@ public record CallerLimitPolicy(CallerLimits defaults, long windowMillis, long l
                     && ScopeBudget.isBudgetSetting(segments.subList(1, segments.size()))) {
                 continue;                                   // a default budget: BudgetPolicy reads it
             }
-            CallerScope scope = segments.size() == 2 ? scopeNamed(segments.get(0)) : null;
-            if (scope == null || !ScopeLimits.isLimitName(segments.get(1))) {
+            CallerScope scope = segments.size() >= 2 ? scopeNamed(segments.get(0)) : null;
+            List<String> setting = segments.subList(1, segments.size());
+            if (scope == null || !ScopeLimits.isLimitName(setting)) {
                 throw new PolicyException(entry.getKey(), entry.getValue(), "expected " + DEFAULTS
-                        + "key|user|team.rpm-limit|tpm-limit|max-parallel-requests");
+                        + "key|user|team.rpm-limit|tpm-limit|max-parallel-requests (or itpm-limit, otpm-limit, rpd-limit,"
+                        + " tpd-limit, limits.<dimension>.<duration>)");
             }
             int i = scope.ordinal();
-            defaults[i] = defaults[i].with(segments.get(1), entry.getKey(), entry.getValue());
+            defaults[i] = defaults[i].with(setting, entry.getKey(), entry.getValue());
         }
         String leaseText = properties.getOrDefault(PARALLEL_LEASE, DEFAULT_PARALLEL_LEASE);
         Duration lease = Durations.parse(PARALLEL_LEASE, leaseText);
@@ -72,8 +74,7 @@ public record CallerLimitPolicy(CallerLimits defaults, long windowMillis, long l
                 if (counters == null) {
                     counters = new ArrayList<>(3);
                 }
-                counters.add(new CallerCounter(scope, id, limits.rpmLimit(), limits.tpmLimit(),
-                        limits.maxParallelRequests()));
+                counters.add(new CallerCounter(scope, id, limits.limits(), limits.maxParallelRequests()));
             }
         }
         return counters == null ? null : new CallerPlan(counters, windowMillis, leaseMillis);

@@ -1,68 +1,98 @@
 package dev.llmratelimit.identity;
 
+import dev.llmratelimit.engine.RateLimit;
 import dev.llmratelimit.engine.ThrottledLog;
+import dev.llmratelimit.policy.LimitNames;
 import dev.llmratelimit.policy.PolicyException;
-
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 
 /**
- * The per-caller limits of one scope: requests per window ({@code rpm-limit}), tokens per window
- * ({@code tpm-limit}) and requests in flight ({@code max-parallel-requests}). 0 means not set, so
- * unlimited unless a configured default fills it.
+ * The per-caller limits of one scope: its limits per window ({@code rpm-limit}, {@code tpm-limit},
+ * {@code itpm-limit}, {@code otpm-limit}, {@code rpd-limit}, {@code tpd-limit},
+ * {@code limits.<dimension>.<duration>}) and requests in flight ({@code max-parallel-requests}).
+ * A limit not set is unlimited unless a configured default fills it; a parallel limit of 0 is not set.
+ *
+ * @param limits kept in a fixed order (dimension, then window), so equal settings are equal
  */
-public record ScopeLimits(long rpmLimit, long tpmLimit, long maxParallelRequests) {
+public record ScopeLimits(List<RateLimit> limits, long maxParallelRequests) {
 
-    public static final ScopeLimits NONE = new ScopeLimits(0, 0, 0);
+    private static final Comparator<RateLimit> ORDER = Comparator.comparing(RateLimit::dimension)
+            .thenComparingLong(RateLimit::windowMillis);
 
-    public static final String RPM_LIMIT = "rpm-limit";
-    public static final String TPM_LIMIT = "tpm-limit";
+    public static final ScopeLimits NONE = new ScopeLimits(List.of(), 0);
+
     public static final String MAX_PARALLEL_REQUESTS = "max-parallel-requests";
 
     private static final ThrottledLog INVALID_METADATA = new ThrottledLog(ScopeLimits.class, System.Logger.Level.WARNING);
 
+    public ScopeLimits {
+        limits = limits.stream().sorted(ORDER).toList();
+    }
+
+    /** Requests and tokens per configured window (0: not set) and requests in flight. */
+    public ScopeLimits(long rpmLimit, long tpmLimit, long maxParallelRequests) {
+        this(RateLimit.perConfiguredWindow(rpmLimit, tpmLimit), maxParallelRequests);
+    }
+
     public boolean isEmpty() {
-        return rpmLimit == 0 && tpmLimit == 0 && maxParallelRequests == 0;
+        return limits.isEmpty() && maxParallelRequests == 0;
     }
 
     /** Each limit this one does not set is taken from {@code fallback}. */
     public ScopeLimits orElse(ScopeLimits fallback) {
-        if (fallback.isEmpty() || (rpmLimit != 0 && tpmLimit != 0 && maxParallelRequests != 0)) {
+        if (fallback.isEmpty()) {
             return this;
         }
-        return new ScopeLimits(rpmLimit != 0 ? rpmLimit : fallback.rpmLimit,
-                tpmLimit != 0 ? tpmLimit : fallback.tpmLimit,
-                maxParallelRequests != 0 ? maxParallelRequests : fallback.maxParallelRequests);
+        List<RateLimit> merged = new ArrayList<>(limits);
+        for (RateLimit limit : fallback.limits) {
+            if (merged.stream().noneMatch(limit::sameKind)) {
+                merged.add(limit);
+            }
+        }
+        return new ScopeLimits(merged, maxParallelRequests != 0 ? maxParallelRequests : fallback.maxParallelRequests);
     }
 
-    /** Whether {@code setting} is one of the three limit names. */
-    public static boolean isLimitName(String setting) {
-        return setting.equals(RPM_LIMIT) || setting.equals(TPM_LIMIT) || setting.equals(MAX_PARALLEL_REQUESTS);
+    /** Whether {@code setting} (the name's parts after the scope's name) is a limit of a caller scope. */
+    public static boolean isLimitName(List<String> setting) {
+        return setting.equals(List.of(MAX_PARALLEL_REQUESTS)) || LimitNames.isLimitName(setting, LimitNames.CALLER_SUFFIX);
     }
 
-    /** This limits with {@code setting} (one of the three names) set from configuration. */
-    public ScopeLimits with(String setting, String property, String value) {
+    /** This limits with {@code setting} (a limit name, see {@link #isLimitName}) set from configuration. */
+    public ScopeLimits with(List<String> setting, String property, String value) {
         long limit = parseConfigured(property, value);
-        return switch (setting) {
-            case RPM_LIMIT -> new ScopeLimits(limit, tpmLimit, maxParallelRequests);
-            case TPM_LIMIT -> new ScopeLimits(rpmLimit, limit, maxParallelRequests);
-            case MAX_PARALLEL_REQUESTS -> new ScopeLimits(rpmLimit, tpmLimit, limit);
-            default -> throw new IllegalArgumentException(setting);
-        };
+        if (setting.equals(List.of(MAX_PARALLEL_REQUESTS))) {
+            return new ScopeLimits(limits, limit);
+        }
+        RateLimit set = LimitNames.parse(setting, LimitNames.CALLER_SUFFIX, property, value, limit);
+        List<RateLimit> others = new ArrayList<>(limits);
+        others.removeIf(set::sameKind);
+        others.add(set);
+        return new ScopeLimits(others, maxParallelRequests);
     }
 
     /**
      * The limits in a metadata map or a JSON object claim (members {@code rpm-limit},
-     * {@code tpm-limit}, {@code max-parallel-requests}); a value that is not a whole number of at
+     * {@code tpm-limit}, {@code itpm-limit}, {@code otpm-limit}, {@code rpd-limit},
+     * {@code tpd-limit}, {@code max-parallel-requests}); a value that is not a whole number of at
      * least 1 is ignored (logged, rate-limited): metadata is runtime data, not start-up configuration.
      */
     public static ScopeLimits fromMetadata(Object metadata) {
         if (!(metadata instanceof Map<?, ?> map) || map.isEmpty()) {
             return NONE;
         }
-        long rpm = metadataLimit(map, RPM_LIMIT);
-        long tpm = metadataLimit(map, TPM_LIMIT);
+        List<RateLimit> limits = new ArrayList<>(2);
+        for (String name : LimitNames.SHORT_NAMES) {
+            String member = name + LimitNames.CALLER_SUFFIX;
+            long amount = metadataLimit(map, member);
+            if (amount > 0) {
+                limits.add(LimitNames.parse(List.of(member), LimitNames.CALLER_SUFFIX, member, "", amount));
+            }
+        }
         long parallel = metadataLimit(map, MAX_PARALLEL_REQUESTS);
-        return rpm == 0 && tpm == 0 && parallel == 0 ? NONE : new ScopeLimits(rpm, tpm, parallel);
+        return limits.isEmpty() && parallel == 0 ? NONE : new ScopeLimits(limits, parallel);
     }
 
     private static long metadataLimit(Map<?, ?> metadata, String name) {

@@ -63,11 +63,12 @@ public final class StaticCallerResolver implements CallerResolver {
                 case USERS -> "rpm-limit, tpm-limit or max-parallel-requests";
                 default -> "priority, rpm-limit, tpm-limit or max-parallel-requests";
             };
-            if (segments.size() != 3 || segments.get(1).isEmpty()) {
+            List<String> setting = segments.size() < 3 ? List.of() : segments.subList(2, segments.size());
+            if (segments.size() < 3 || segments.get(1).isEmpty() || setting.size() > 1 && !ScopeLimits.isLimitName(setting)) {
                 throw new PolicyException(property, entry.getValue(), "expected " + PolicyParser.PREFIX + scope
                         + ".<name>.<setting> with setting " + expected + " (quote a name that contains a dot)");
             }
-            builder.set(scope, segments.get(1), segments.get(2), entry, expected);
+            builder.set(scope, segments.get(1), setting, entry, expected);
         }
         return new StaticCallerResolver(builder);
     }
@@ -82,11 +83,12 @@ public final class StaticCallerResolver implements CallerResolver {
         final Map<String, ScopeLimits> userLimits = new HashMap<>();
         final Map<String, ScopeLimits> teamLimits = new HashMap<>();
 
-        void set(String scope, String name, String setting, Map.Entry<String, String> entry, String expected) {
+        void set(String scope, String name, List<String> settingName, Map.Entry<String, String> entry, String expected) {
             boolean principal = scope.equals(PRINCIPALS);
-            if (ScopeLimits.isLimitName(setting)) {
+            String setting = settingName.get(0);
+            if (ScopeLimits.isLimitName(settingName)) {
                 Map<String, ScopeLimits> limits = principal ? principalLimits : scope.equals(USERS) ? userLimits : teamLimits;
-                limits.put(name, limits.getOrDefault(name, ScopeLimits.NONE).with(setting, entry.getKey(), entry.getValue()));
+                limits.put(name, limits.getOrDefault(name, ScopeLimits.NONE).with(settingName, entry.getKey(), entry.getValue()));
             } else if (setting.equals("priority") && !scope.equals(USERS)) {
                 (principal ? principalPriorities : teamPriorities).put(name, nonEmpty(entry));
             } else if (setting.equals("team") && principal) {

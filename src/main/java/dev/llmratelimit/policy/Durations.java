@@ -3,7 +3,7 @@ package dev.llmratelimit.policy;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 
-/** Parses durations written as {@code 500ms}, {@code 60s}, {@code 2m}, {@code 1h} or ISO-8601 ({@code PT60S}). */
+/** Parses durations written as {@code 500ms}, {@code 60s}, {@code 2m}, {@code 1h}, {@code 1d} or ISO-8601 ({@code PT60S}, {@code P30D}). */
 public final class Durations {
 
     private Durations() {
@@ -24,6 +24,7 @@ public final class Durations {
                 case 's' -> Duration.ofSeconds(Long.parseLong(number));
                 case 'm' -> Duration.ofMinutes(Long.parseLong(number));
                 case 'h' -> Duration.ofHours(Long.parseLong(number));
+                case 'd' -> Duration.ofDays(Long.parseLong(number));
                 default -> throw new PolicyException(property, text,
                         "expected a duration such as 500ms, 60s, 2m, 1h or PT60S");
             };

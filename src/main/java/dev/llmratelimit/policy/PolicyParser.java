@@ -1,6 +1,9 @@
 package dev.llmratelimit.policy;
 
+import dev.llmratelimit.engine.RateLimit;
+
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -63,8 +66,8 @@ public final class PolicyParser {
         for (ModelGroupBuilder builder : groups.values()) {
             ModelGroup group = builder.build();
             if (group.isLimited()) {
-                models.put(group.name(), resolve(group, globalReservations, threshold, defaultShare, expectedOutput,
-                        expectedOutputMin));
+                models.put(group.name(), resolve(group, window.toMillis(), globalReservations, threshold, defaultShare,
+                        expectedOutput, expectedOutputMin));
             }
         }
         return new RateLimitPolicy(models, window,
@@ -76,7 +79,7 @@ public final class PolicyParser {
                 bool("reject-unknown-models", "false"));
     }
 
-    private static ModelPolicy resolve(ModelGroup group, Map<String, Reservation> globalReservations,
+    private static ModelPolicy resolve(ModelGroup group, long windowMillis, Map<String, Reservation> globalReservations,
                                        double globalThreshold, double defaultShare, long expectedOutput,
                                        Long expectedOutputMin) {
         String modelPrefix = PREFIX + "models." + PropertyNames.quote(group.name()) + ".";
@@ -91,7 +94,8 @@ public final class PolicyParser {
         }
         double threshold = group.saturationThreshold() != null ? group.saturationThreshold() : globalThreshold;
         long expected = group.expectedOutputTokens() != null ? group.expectedOutputTokens() : expectedOutput;
-        return new ModelPolicy(group.name(), group.rpm(), group.tpm(), threshold, shares, defaultShare, expected,
+        List<RateLimit> limits = group.limits().stream().map(limit -> LimitNames.normalized(limit, windowMillis)).toList();
+        return new ModelPolicy(group.name(), limits, threshold, shares, defaultShare, expected,
                 expectedOutputMin != null ? expectedOutputMin : expected);
     }
 
@@ -150,8 +154,7 @@ public final class PolicyParser {
     /** Collects the properties of one model before they are validated together. */
     private static final class ModelGroupBuilder {
         private final String name;
-        private long rpm;
-        private long tpm;
+        private final List<RateLimit> limits = new ArrayList<>();
         private Double threshold;
         private Long expectedOutputTokens;
         private final Map<String, Reservation> reservations = new TreeMap<>();
@@ -165,10 +168,8 @@ public final class PolicyParser {
             if (InsteadOfRefusalParser.MODEL_SETTINGS.contains(key)) {
                 return;
             }
-            if (rest.size() == 1 && key.equals("rpm")) {
-                rpm = capacity(property, value);
-            } else if (rest.size() == 1 && key.equals("tpm")) {
-                tpm = capacity(property, value);
+            if (LimitNames.isLimitName(rest, "")) {
+                limits.add(LimitNames.parse(rest, "", property, value, capacity(property, value)));
             } else if (rest.size() == 1 && key.equals("saturation-threshold")) {
                 threshold = fraction(property, value);
             } else if (rest.size() == 1 && key.equals("expected-output-tokens")) {
@@ -177,8 +178,8 @@ public final class PolicyParser {
                 reservations.put(checkedPriority(property, rest.get(1)), Reservation.parse(property, value));
             } else {
                 throw new PolicyException(property, value,
-                        "unknown model setting (expected rpm, tpm, saturation-threshold, expected-output-tokens,"
-                                + " reservation.<priority>, fallbacks or max-wait)");
+                        "unknown model setting (expected rpm, tpm, itpm, otpm, rpd, tpd, limits.<dimension>.<duration>,"
+                                + " saturation-threshold, expected-output-tokens, reservation.<priority>, fallbacks or max-wait)");
             }
         }
 
@@ -207,7 +208,7 @@ public final class PolicyParser {
         }
 
         ModelGroup build() {
-            return new ModelGroup(name, rpm, tpm, threshold, reservations, expectedOutputTokens);
+            return new ModelGroup(name, limits, threshold, reservations, expectedOutputTokens);
         }
     }
 }

@@ -297,7 +297,7 @@ public class RateLimitFilter implements Filter {
                 && chat.stream() && !chat.includeUsage()
                 ? IncludeUsageRewriter.withIncludeUsage(body, body.length)
                 : Optional.empty();
-        RateLimitHeaderValues.forwarded(admission, headers::put);
+        RateLimitHeaderValues.forwarded(admission, chat.shape(), headers::put);
         Exchange exchange = new Exchange(admission, chat, body, response, askingForUsage.isPresent(), waitRoomSignal());
         BufferedBodyRequest forwarded = new BufferedBodyRequest(request, askingForUsage.orElse(body), exchange);
         headers.forEach(response::setHeader);

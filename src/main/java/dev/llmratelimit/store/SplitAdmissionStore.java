@@ -101,7 +101,7 @@ public final class SplitAdmissionStore implements AdmissionStore {
         if (!budgeted.admitted()) {
             Refusal refusal = budgeted.refusal();
             return new Verdict(refusal.at(budgetPart.indexes()[refusal.index()], refusal.resetMillis()), counted.strict(),
-                    counted.saturation(), -1, -1, -1, -1, refusal.resetMillis(), figures);
+                    counted.saturation(), Verdict.noFigures(), Verdict.noFigures(), refusal.resetMillis(), figures);
         }
         return remapped(counterPart, counted, figures);
     }
@@ -122,10 +122,7 @@ public final class SplitAdmissionStore implements AdmissionStore {
 
     /** {@code verdict} of {@code part} with its refusal's index in the whole plan and the given budget figures. */
     private static Verdict remapped(Part part, Verdict verdict, BudgetFigures figures) {
-        Refusal refusal = verdict.refusal();
-        return new Verdict(refusal == null ? null : refusal.at(part.indexes()[refusal.index()], refusal.resetMillis()),
-                verdict.strict(), verdict.saturation(), verdict.requestLimit(), verdict.requestRemaining(),
-                verdict.tokenLimit(), verdict.tokenRemaining(), verdict.resetMillis(), figures);
+        return verdict.remapped(part.indexes(), figures);
     }
 
     private static BudgetFigures remapped(Part part, BudgetFigures figures) {

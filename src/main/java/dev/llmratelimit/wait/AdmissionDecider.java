@@ -55,8 +55,7 @@ public record AdmissionDecider(Supplier<Admission> decideAgain) implements Waiti
         }
         CounterGroup group = refusal.group();
         String size = switch (refusal.dimension()) {
-            case TOKENS -> "\u0000" + group.increments().tokens();
-            case MONEY -> "\u0000" + group.increments().micros();
+            case TOKENS, INPUT_TOKENS, OUTPUT_TOKENS, MONEY -> "\u0000" + group.increments().of(refusal.dimension());
             case REQUESTS, PARALLEL_REQUESTS -> "";
         };
         return where + '\u0000' + group.kind() + '\u0000' + group.id() + '\u0000' + group.member()

@@ -110,7 +110,7 @@ class RateLimiterTest {
         open.complete(new Usage(5, 5, 0));
         open.complete(new Usage(5, 5, 0));
         // served, so counted: once, with its usage, whether or not its decision ever ran
-        assertThat(settlements).containsExactly(Settlement.of(10, 0).asUnanswered());
+        assertThat(settlements).containsExactly(Settlement.of(10, 5, 5, 0).asUnanswered());   // tokens, input, output, money
 
         settlements.clear();
         Admission closed = admit(new RateLimiter(policy("models.m.tpm=10", "on-store-failure=fail-closed"), broken), "m", null);

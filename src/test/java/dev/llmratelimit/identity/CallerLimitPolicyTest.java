@@ -59,10 +59,12 @@ class CallerLimitPolicyTest {
     void invalidSettingsFailNamingThePropertyAndValue() {
         assertThatThrownBy(() -> parse("defaults.org.rpm-limit=5")).isInstanceOf(PolicyException.class)
                 .hasMessage("Invalid configuration llm.ratelimit.defaults.org.rpm-limit=5: expected"
-                        + " llm.ratelimit.defaults.key|user|team.rpm-limit|tpm-limit|max-parallel-requests");
+                        + " llm.ratelimit.defaults.key|user|team.rpm-limit|tpm-limit|max-parallel-requests"
+                        + " (or itpm-limit, otpm-limit, rpd-limit, tpd-limit, limits.<dimension>.<duration>)");
         assertThatThrownBy(() -> parse("defaults.key.rpm=5")).isInstanceOf(PolicyException.class)
                 .hasMessage("Invalid configuration llm.ratelimit.defaults.key.rpm=5: expected"
-                        + " llm.ratelimit.defaults.key|user|team.rpm-limit|tpm-limit|max-parallel-requests");
+                        + " llm.ratelimit.defaults.key|user|team.rpm-limit|tpm-limit|max-parallel-requests"
+                        + " (or itpm-limit, otpm-limit, rpd-limit, tpd-limit, limits.<dimension>.<duration>)");
         assertThatThrownBy(() -> parse("defaults.user.max-parallel-requests=0")).isInstanceOf(PolicyException.class)
                 .hasMessage("Invalid configuration llm.ratelimit.defaults.user.max-parallel-requests=0: expected a whole"
                         + " number of at least 1 (leave it out for no limit)");

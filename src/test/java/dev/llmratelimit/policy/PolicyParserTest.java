@@ -99,7 +99,7 @@ class PolicyParserTest {
             "mode=loud                      | Invalid configuration llm.ratelimit.mode=loud: expected one of enforce, shadow",
             "rate-limit-type=words          | Invalid configuration llm.ratelimit.rate-limit-type=words: expected one of total, input, output",
             "models.m.tpm=-3                | Invalid configuration llm.ratelimit.models.m.tpm=-3: must be at least 1 (leave it out for no limit)",
-            "models.m.tmp=3                 | Invalid configuration llm.ratelimit.models.m.tmp=3: unknown model setting (expected rpm, tpm, saturation-threshold, expected-output-tokens, reservation.<priority>, fallbacks or max-wait)",
+            "models.m.tmp=3                 | Invalid configuration llm.ratelimit.models.m.tmp=3: unknown model setting (expected rpm, tpm, itpm, otpm, rpd, tpd, limits.<dimension>.<duration>, saturation-threshold, expected-output-tokens, reservation.<priority>, fallbacks or max-wait)",
             "reservation.default=0.5        | Invalid configuration llm.ratelimit.reservation.default=default: 'default' is not a priority name; the default pool's share is llm.ratelimit.default-priority"})
     void invalidValuesNameThePropertyAndTheValue(String line, String message) {
         assertThatThrownBy(() -> policy("models.m.rpm=10", line))

@@ -15,6 +15,7 @@ import dev.llmratelimit.engine.Limit;
 import dev.llmratelimit.engine.Limits;
 import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.Plan;
+import dev.llmratelimit.engine.RateLimit;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.engine.Refusal;
 import dev.llmratelimit.engine.Settlement;
@@ -766,5 +767,124 @@ public abstract class AdmissionStoreContract {
         passWindow(Durations.parse("window", rollingWindow()));
         assertThat(limiter.snapshot("m")).isEqualTo(ModelCounters.idle(1));
         assertThat(limiter.snapshot("m")).isEqualTo(ModelCounters.idle(1));
+    }
+
+    // limits as data (docs/windows.md): any dimension, several windows per scope
+
+    @Test
+    void aModelsWindowsCountApartAndTheLongerOneRefusesAfterTheShorterRolled() throws InterruptedException {
+        RateLimiter limiter = limiter("models.m.rpm=3", "models.m.limits.requests.1h=5", "window=" + rollingWindow());
+
+        assertThat(admitUntilRefused(limiter, "m", null, 100)).isEqualTo(3);
+        Verdict perWindow = decide(limiter, "m", null);
+        assertThat(perWindow.refusedBy()).isEqualTo(Limit.MODEL_REQUESTS);
+        assertThat(perWindow.requestLimit()).isEqualTo(3);
+        assertThat(perWindow.refusal().group().window().tag()).isEmpty();
+
+        passWindow(limiter.policy().window());
+        assertThat(admitUntilRefused(limiter, "m", null, 100)).isEqualTo(2);
+        Verdict perHour = decide(limiter, "m", null);
+        assertThat(perHour.refusedBy()).isEqualTo(Limit.MODEL_REQUESTS);
+        assertThat(perHour.requestLimit()).isEqualTo(5);
+        assertThat(perHour.requestRemaining()).isZero();
+        assertThat(perHour.refusal().group().window().millis()).isEqualTo(3_600_000);
+        assertThat(perHour.refusal().resetMillis()).isBetween(3_000_000L, 3_600_000L);
+    }
+
+    @Test
+    void recordedOutputTokensRefuseWhileInputTokensRemain() {
+        RateLimiter limiter = limiter("models.m.itpm=100", "models.m.otpm=50", "models.m.tpd=1000");
+
+        for (int i = 0; i < 2; i++) {
+            Admission admission = admit(limiter, "m", null);
+            assertThat(admission.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+            admission.complete(new Usage(10, 30, 0));
+        }
+        Verdict refused = decide(limiter, "m", null);                   // output 60 of 50, input 20 of 100
+        assertThat(refused.refusedBy()).isEqualTo(Limit.MODEL_OUTPUT_TOKENS);
+        assertThat(refused.refusal().current()).isEqualTo(60);
+        assertThat(refused.limit(Dimension.OUTPUT_TOKENS)).isEqualTo(50);
+        assertThat(refused.remaining(Dimension.OUTPUT_TOKENS)).isZero();
+        assertThat(refused.limit(Dimension.INPUT_TOKENS)).isEqualTo(-1);
+        assertThat(refused.saturation()).isEqualTo(1.2);
+
+        RateLimiter inputOnly = limiter("models.m.itpm=100", "models.m.tpd=1000");
+        Admission first = admit(inputOnly, "m", null);
+        first.complete(new Usage(10, 30, 0));
+        Verdict admitted = decide(inputOnly, "m", null);
+        assertThat(admitted.limit(Dimension.INPUT_TOKENS)).isEqualTo(100);
+        assertThat(admitted.remaining(Dimension.INPUT_TOKENS)).isEqualTo(90);
+        assertThat(admitted.limit(Dimension.TOKENS)).isEqualTo(1000);
+        assertThat(admitted.remaining(Dimension.TOKENS)).isEqualTo(960);  // the day's window counts prompt and output
+    }
+
+    @Test
+    void reservedInputAndOutputTokensAreSettledFromTheUsage() {
+        RateLimiter limiter = limiter("models.m.itpm=100", "models.m.otpm=50", "token-admission=reserve");
+
+        Admission first = admit(limiter, "m", null, null, 10, 30);
+        assertThat(first.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(first.verdict().remaining(Dimension.INPUT_TOKENS)).isEqualTo(90);
+        assertThat(first.verdict().remaining(Dimension.OUTPUT_TOKENS)).isEqualTo(20);
+        Admission second = admit(limiter, "m", null, null, 10, 30);      // 30 reserved + 30 > 50
+        assertThat(second.outcome()).isEqualTo(Admission.Outcome.REFUSED);
+        assertThat(second.verdict().refusedBy()).isEqualTo(Limit.MODEL_OUTPUT_TOKENS);
+
+        first.complete(new Usage(12, 5, 0));                              // the output reservation shrinks to 5
+        Admission third = admit(limiter, "m", null, null, 10, 30);
+        assertThat(third.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(third.verdict().remaining(Dimension.INPUT_TOKENS)).isEqualTo(78);
+        assertThat(third.verdict().remaining(Dimension.OUTPUT_TOKENS)).isEqualTo(15);
+        third.abort();
+        Verdict after = admit(limiter, "m", null, null, 1, 1).verdict();
+        assertThat(after.remaining(Dimension.INPUT_TOKENS)).isEqualTo(87);
+        assertThat(after.remaining(Dimension.OUTPUT_TOKENS)).isEqualTo(44);
+    }
+
+    @Test
+    void aPoolsShareAppliesToEachLimitOfItsModel() {
+        RateLimiter limiter = limiter("models.m.otpm=100", "models.m.limits.requests.1h=10", "reservation.low=0.5",
+                "saturation-threshold=0");
+
+        assertThat(admitUntilRefused(limiter, "m", "low", 100)).isEqualTo(5);
+        Verdict refused = decide(limiter, "m", "low");
+        assertThat(refused.refusedBy()).isEqualTo(Limit.POOL_REQUESTS);
+        assertThat(refused.requestLimit()).isEqualTo(5);
+        assertThat(admitUntilRefused(limiter, "m", null, 100)).isEqualTo(2);   // the default pool: 0.25 of 10
+
+        RateLimiter tokens = limiter("models.m.otpm=100", "reservation.low=0.5", "saturation-threshold=0");
+        Admission used = admit(tokens, "m", "low");
+        used.complete(new Usage(0, 50, 0));
+        Verdict outOfShare = decide(tokens, "m", "low");
+        assertThat(outOfShare.refusedBy()).isEqualTo(Limit.POOL_OUTPUT_TOKENS);
+        assertThat(outOfShare.limit(Dimension.OUTPUT_TOKENS)).isEqualTo(50);
+    }
+
+    @Test
+    void aCallerScopeHasAnyDimensionOverSeveralWindows() throws InterruptedException {
+        long hour = 3_600_000;
+        CallerPlan requests = plan(new CallerCounter(CallerScope.KEY, "k-windows", List.of(
+                new RateLimit(Dimension.REQUESTS, RateLimit.CONFIGURED_WINDOW, 2), new RateLimit(Dimension.REQUESTS, hour, 3)), 0));
+        admitted(requests);
+        admitted(requests);
+        Refusal perWindow = refused(requests);
+        assertGroup(perWindow, GroupKind.KEY, "k-windows");
+        assertThat(perWindow.group().window().tag()).isEmpty();
+        passWindow(callers().policy().window());
+        admitted(requests);
+        Refusal perHour = refused(requests);
+        assertThat(perHour.dimension()).isEqualTo(Dimension.REQUESTS);
+        assertThat(perHour.limit()).isEqualTo(3);
+        assertThat(perHour.group().window().millis()).isEqualTo(hour);
+
+        CallerPlan output = plan(new CallerCounter(CallerScope.TEAM, "t-output", List.of(
+                new RateLimit(Dimension.INPUT_TOKENS, hour, 1000), new RateLimit(Dimension.OUTPUT_TOKENS, hour, 50)), 0));
+        admitted(output).complete(new Usage(10, 40, 0));
+        admitted(output).complete(new Usage(10, 20, 0));
+        Refusal team = refused(output);
+        assertGroup(team, GroupKind.TEAM, "t-output");
+        assertThat(team.dimension()).isEqualTo(Dimension.OUTPUT_TOKENS);
+        assertThat(team.current()).isEqualTo(60);
+        assertThat(team.limit()).isEqualTo(50);
     }
 }

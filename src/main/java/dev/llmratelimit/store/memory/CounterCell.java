@@ -1,8 +1,10 @@
 package dev.llmratelimit.store.memory;
 
+import dev.llmratelimit.engine.Dimension;
 import dev.llmratelimit.engine.GroupCounts;
 import dev.llmratelimit.engine.GroupWindow;
 
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,13 +29,14 @@ final class CounterCell {
     /** A budget period's reservations, created on first use. */
     private MoneyReservations reservations;
 
-    static final int REQUESTS = 0;
-    static final int TOKENS = 1;
+    /* Figures of a field: one per windowed dimension (at its index), then money. */
+    private static final int REQUESTS = Dimension.REQUESTS.index();
+    private static final int TOKENS = Dimension.TOKENS.index();
     /** Micro-dollars spent (settled). */
-    static final int MICROS = 2;
+    static final int MICROS = Dimension.WINDOWED.size();
     /** Micro-dollars reserved by decisions not yet settled. */
-    static final int RESERVED = 3;
-    private static final int FIGURES = 4;
+    static final int RESERVED = MICROS + 1;
+    private static final int FIGURES = RESERVED + 1;
 
     /** Starts the window {@code now} lies in when the live one has ended (see AdmissionStore). */
     void roll(long now, GroupWindow window) {
@@ -61,8 +64,10 @@ final class CounterCell {
     GroupCounts read(String field, long now, long leaseNow) {
         long[] live = current.get(field);
         long[] before = previous.get(field);
-        return new GroupCounts(live == null ? 0 : live[REQUESTS], live == null ? 0 : live[TOKENS],
-                live == null ? 0 : live[MICROS], live == null ? 0 : live[RESERVED], before == null ? 0 : before[REQUESTS], before == null ? 0 : before[TOKENS],
+        int dimensions = Dimension.WINDOWED.size();
+        long[] liveCounts = live == null ? new long[dimensions] : Arrays.copyOf(live, dimensions);
+        long[] previousCounts = before == null ? new long[dimensions] : Arrays.copyOf(before, dimensions);
+        return new GroupCounts(liveCounts, previousCounts, live == null ? 0 : live[MICROS], live == null ? 0 : live[RESERVED],
                 inFlight(leaseNow), Math.max(0, end - now), end);
     }
 

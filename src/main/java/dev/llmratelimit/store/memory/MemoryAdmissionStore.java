@@ -2,6 +2,7 @@ package dev.llmratelimit.store.memory;
 
 import dev.llmratelimit.engine.AdmissionStore;
 import dev.llmratelimit.engine.CounterGroup;
+import dev.llmratelimit.engine.Dimension;
 import dev.llmratelimit.engine.GroupCounts;
 import dev.llmratelimit.engine.GroupKind;
 import dev.llmratelimit.engine.GroupWindow;
@@ -48,9 +49,9 @@ public final class MemoryAdmissionStore implements AdmissionStore {
     private record CellKey(char kind, String id, String member, String period) {
         static CellKey of(CounterGroup group) {
             return group.kind() == GroupKind.POOL
-                    ? new CellKey(GroupKind.MODEL.code(), group.id(), "", "")
+                    ? new CellKey(GroupKind.MODEL.code(), group.id(), "", group.window().tag())
                     : new CellKey(group.kind().code(), group.id(), group.member(),
-                            group.window().isPeriod() ? group.window().periodId() : "");
+                            group.window().isPeriod() ? group.window().periodId() : group.window().tag());
         }
     }
 
@@ -113,7 +114,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         long until = now + plan.leaseMillis();
         for (int i = 0; i < windowEnds.length; i++) {
             GroupWindow window = plan.group(i).window();
-            if (window.counts() && !window.isPeriod() && plan.group(i).increments().tokens() > 0) {
+            if (window.counts() && !window.isPeriod() && plan.group(i).increments().reservesTokens()) {
                 until = Math.max(until, windowEnds[i] + (window.sliding() ? window.millis() : 0));
             }
         }
@@ -124,8 +125,9 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         Increments add = group.increments();
         if (group.window().counts()) {
             long[] live = cell.live(field(group));
-            CounterCell.add(live, CounterCell.REQUESTS, add.requests());
-            CounterCell.add(live, CounterCell.TOKENS, add.tokens());
+            for (Dimension dimension : Dimension.WINDOWED) {
+                CounterCell.add(live, dimension.index(), add.of(dimension));
+            }
             if (add.micros() > 0) {
                 cell.reserve(field(group), plan.requestId(), add.micros(), now + plan.leaseMillis());
             }
@@ -173,29 +175,36 @@ public final class MemoryAdmissionStore implements AdmissionStore {
      */
     private static void settleCounts(CounterGroup group, CounterCell cell, Long windowEnd, Settlement settlement, long now) {
         String field = field(group);
+        Increments added = group.increments();
         if (windowEnd == null && settlement.unanswered()) {
             long[] live = liveCounts(cell, field, now, group);
-            CounterCell.add(live, CounterCell.REQUESTS, group.increments().requests());
-            CounterCell.add(live, CounterCell.TOKENS, group.countsTokens() && settlement.tokens() != Settlement.KEEP
-                    ? settlement.tokens() : group.increments().tokens());
+            for (Dimension dimension : Dimension.WINDOWED) {
+                long used = settlement.used(dimension);
+                CounterCell.add(live, dimension.index(), settles(group, dimension) && used != Settlement.KEEP
+                        ? used : added.of(dimension));
+            }
             return;
         }
-        Increments applied = windowEnd == null ? new Increments(0, 0, 0, false) : group.increments();
         long[] counted = windowEnd == null ? null : cell.countsOf(field, windowEnd, now, group.window());
-        if (settlement.cancel()) {
-            if (counted != null) {
-                CounterCell.add(counted, CounterCell.REQUESTS, -applied.requests());
-                CounterCell.add(counted, CounterCell.TOKENS, -applied.tokens());
+        for (Dimension dimension : Dimension.WINDOWED) {
+            long applied = windowEnd == null ? 0 : added.of(dimension);
+            if (settlement.cancel()) {
+                if (counted != null) {
+                    CounterCell.add(counted, dimension.index(), -applied);
+                }
+            } else if (settles(group, dimension)) {
+                long delta = settlement.delta(dimension, applied);
+                long[] target = applied > 0 ? counted : liveCounts(cell, field, now, group);
+                if (target != null && delta != 0) {
+                    CounterCell.add(target, dimension.index(), delta);
+                }
             }
-            return;
         }
-        if (group.countsTokens()) {
-            long delta = settlement.tokenDelta(applied.tokens());
-            long[] target = applied.tokens() > 0 ? counted : liveCounts(cell, field, now, group);
-            if (target != null && delta != 0) {
-                CounterCell.add(target, CounterCell.TOKENS, delta);
-            }
-        }
+    }
+
+    /** Whether settling replaces the group's reservation of a dimension by the usage: tokens it limits. */
+    private static boolean settles(CounterGroup group, Dimension dimension) {
+        return dimension.isTokens() && group.limits().limits(dimension);
     }
 
     /**

@@ -24,6 +24,8 @@ import java.util.Base64;
  *       (member {@code <micro-dollars>:<request id>}, score its lease end), are swept at every
  *       decision on the budget, so a reservation never settled expires with its lease.</li>
  * </ul>
+ * A scope's further windows (beside the configured one) are hashes of their own: the scope's hash
+ * with {@code :w<window ms>}, under the same hash tag.
  * A request's marker is the first key of its script call with {@code :req:<request id>}.
  *
  * @param hash   the hash of the group's counters, {@code null} for a group without counters
@@ -37,9 +39,10 @@ record GroupKeys(String hash, String slots, String leases, String suffix, String
     private static final Base64.Encoder BASE64URL = Base64.getUrlEncoder().withoutPadding();
 
     static GroupKeys of(String prefix, CounterGroup group) {
+        String window = group.window().tag().isEmpty() ? "" : ":w" + group.window().tag();
         if (group.kind() == GroupKind.MODEL || group.kind() == GroupKind.POOL) {
             String key = modelKey(prefix, group.id());
-            return new GroupKeys(key, null, null, group.kind() == GroupKind.POOL ? ":" + group.member() : "",
+            return new GroupKeys(key + window, null, null, group.kind() == GroupKind.POOL ? ":" + group.member() : "",
                     key.substring(prefix.length()));
         }
         String tag = "{" + group.kind().code() + "." + encode(group.id()) + "}";
@@ -51,6 +54,7 @@ record GroupKeys(String hash, String slots, String leases, String suffix, String
         if (group.window().isPeriod()) {
             hash += ":" + encode(group.window().periodId());
         }
+        hash += window;
         return new GroupKeys(group.window().counts() ? hash : null, group.limits().limitsParallel() ? base + ":s" : null,
                 group.countsMoney() ? hash + ":l" : null, "", tag);
     }

@@ -2,6 +2,7 @@ package dev.llmratelimit.store.redis;
 
 import dev.llmratelimit.engine.AdmissionStore;
 import dev.llmratelimit.engine.CounterGroup;
+import dev.llmratelimit.engine.Dimension;
 import dev.llmratelimit.engine.GroupCounts;
 import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.ModelGroups;
@@ -11,6 +12,7 @@ import dev.llmratelimit.engine.Refusal;
 import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.StoreUnavailableException;
 import dev.llmratelimit.engine.Verdict;
+import dev.llmratelimit.engine.VerdictFigures;
 import dev.llmratelimit.store.UncancelledRefusalException;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
@@ -25,6 +27,8 @@ import java.util.List;
  * order; when a later slot refuses, the earlier ones are cancelled by request id (a cancel without
  * answer makes the refusal an {@link UncancelledRefusalException}, so it is sent again). Atomic on
  * the server and timed by its clock. Any Redisson failure becomes a {@link StoreUnavailableException}.
+ * The script decides ({@code admit.lua} mirrors {@code PlanRule}); this class only assembles its
+ * answer into a verdict.
  */
 public final class RedisAdmissionStore implements AdmissionStore {
 
@@ -32,7 +36,8 @@ public final class RedisAdmissionStore implements AdmissionStore {
     static final LuaScript SETTLE = LuaScript.fromResources("window.lua", "settle.lua");
     static final LuaScript SNAPSHOT = LuaScript.fromResources("window.lua", "snapshot.lua");
     static final LuaScript BUDGET = LuaScript.fromResources("window.lua", "budget.lua");
-    private static final int COUNTS_PER_GROUP = 9;
+    /** What admit.lua returns per group after its windowed dimensions' counts. */
+    private static final int FIGURES_PER_GROUP = 5;
 
     private final ScriptRunner redis;
     private final boolean cluster;
@@ -99,33 +104,27 @@ public final class RedisAdmissionStore implements AdmissionStore {
             throw StoreUnavailableException.notRun("The decision was cancelled before it ran");
         }
         GroupCounts[] counts = new GroupCounts[call.planIndexes.length];
+        int at = 2;
         for (int i = 0; i < counts.length; i++) {
-            int at = 2 + i * COUNTS_PER_GROUP;
-            counts[i] = new GroupCounts(read.get(at), read.get(at + 1), read.get(at + 2), read.get(at + 3),
-                    read.get(at + 4), read.get(at + 5), read.get(at + 6), read.get(at + 7), read.get(at + 8));
-        }
-        // The script decided and counted; the verdict's figures come from the one Java rule.
-        Verdict verdict = PlanRule.decide(call.subPlan, counts);
-        int javaRefused = verdict.admitted() ? 0 : verdict.refusal().index() + 1;
-        int scriptDimension = read.get(1).intValue();
-        if (javaRefused != refusedAt || javaRefused > 0 && verdict.refusal().dimension().ordinal() + 1 != scriptDimension) {
-            // Only a bug can get here; on-store-failure then applies rather than an error page.
-            if (refusedAt == 0) {
-                cancel(List.of(call));
+            long[] current = new long[Dimension.WINDOWED.size()];
+            long[] previous = new long[current.length];
+            for (Dimension dimension : SlotCall.dimensionsOf(call.subPlan.group(i))) {
+                current[dimension.index()] = read.get(at++);
+                previous[dimension.index()] = read.get(at++);
             }
-            throw new StoreUnavailableException("admit.lua refused group " + refusedAt + " (limit " + scriptDimension
-                    + ") where PlanRule refuses group " + javaRefused, null);
+            counts[i] = new GroupCounts(current, previous, read.get(at), read.get(at + 1), read.get(at + 2),
+                    read.get(at + 3), read.get(at + 4));
+            at += FIGURES_PER_GROUP;
         }
-        return verdict.admitted() ? verdict : remapped(call, verdict);
-    }
-
-    /** The verdict with its refusal's index in the whole plan. */
-    private static Verdict remapped(SlotCall call, Verdict verdict) {
-        Refusal r = verdict.refusal();
-        Refusal inPlan = r.at(call.planIndexes[r.index()], r.resetMillis());
-        return new Verdict(inPlan, verdict.strict(), verdict.saturation(), verdict.requestLimit(),
-                verdict.requestRemaining(), verdict.tokenLimit(), verdict.tokenRemaining(), verdict.resetMillis(),
-                verdict.budget());
+        // The script decided and counted; Java only assembles its answer with the verdict's figures.
+        Refusal refusal = null;
+        if (refusedAt > 0) {
+            int index = refusedAt - 1;
+            Dimension dimension = Dimension.values()[read.get(1).intValue() - 1];
+            refusal = PlanRule.refusal(index, call.subPlan.group(index), counts[index], dimension);
+        }
+        Verdict verdict = VerdictFigures.of(call.subPlan, counts, PlanRule.saturation(call.subPlan, counts), refusal);
+        return verdict.admitted() ? verdict : verdict.remapped(call.planIndexes, verdict.budget());
     }
 
     /** Cancels these calls' decisions; returns the last failure, {@code null} when every cancel was answered. */

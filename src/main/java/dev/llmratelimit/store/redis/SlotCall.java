@@ -1,6 +1,8 @@
 package dev.llmratelimit.store.redis;
 
 import dev.llmratelimit.engine.CounterGroup;
+import dev.llmratelimit.engine.Dimension;
+import dev.llmratelimit.engine.GroupKind;
 import dev.llmratelimit.engine.Enforcement;
 import dev.llmratelimit.engine.GroupWindow;
 import dev.llmratelimit.engine.Increments;
@@ -80,70 +82,91 @@ final class SlotCall {
 
     Object[] admitArgs() {
         List<CounterGroup> groups = subPlan.groups();
-        int model = subPlan.modelIndex() + 1;
-        Object[] args = new Object[3 + groups.size() * 18];
-        args[0] = subPlan.requestId();
-        args[1] = Long.toString(subPlan.leaseMillis());
-        args[2] = Integer.toString(groups.size());
-        int a = 3;
+        List<Object> args = new ArrayList<>(3 + groups.size() * 24);
+        args.add(subPlan.requestId());
+        args.add(Long.toString(subPlan.leaseMillis()));
+        args.add(Integer.toString(groups.size()));
         for (int i = 0; i < groups.size(); i++) {
             CounterGroup group = groups.get(i);
-            a = windowArgs(args, a, i, group.window());
+            windowArgs(args, i, group.window());
             Limits limits = group.limits();
-            args[a++] = Long.toString(limits.requests());
-            args[a++] = Long.toString(limits.tokens());
-            args[a++] = Long.toString(limits.parallel());
-            args[a++] = Long.toString(limits.micros());
+            args.add(group.kind() == GroupKind.MODEL ? "1" : "0");
+            args.add(Long.toString(limits.parallel()));
+            args.add(Long.toString(limits.micros()));
             Enforcement enforcement = group.enforcement();
-            args[a++] = switch (enforcement.mode()) {
+            args.add(switch (enforcement.mode()) {
                 case ALWAYS -> "0";
                 case WHEN_SATURATED -> "1";
                 case TRACKED -> "2";
-            };
+            });
             // Double.toString round-trips exactly, so Lua's tonumber compares against the same double.
-            args[a++] = Double.toString(enforcement.threshold());
-            args[a++] = Integer.toString(enforcement.mode() == Enforcement.Mode.WHEN_SATURATED ? model : 0);
+            args.add(Double.toString(enforcement.threshold()));
             Increments add = group.increments();
-            args[a++] = Long.toString(add.requests());
-            args[a++] = Long.toString(add.tokens());
-            args[a++] = Long.toString(add.micros());
-            args[a++] = add.slot() ? "1" : "0";
+            args.add(Long.toString(add.micros()));
+            args.add(add.slot() ? "1" : "0");
+            List<Dimension> dimensions = dimensionsOf(group);
+            args.add(Integer.toString(dimensions.size()));
+            for (Dimension dimension : dimensions) {
+                args.add(String.valueOf(dimension.field()));
+                args.add(Long.toString(limits.of(dimension)));
+                args.add(Long.toString(add.of(dimension)));
+            }
         }
-        return args;
+        return args.toArray();
     }
 
     Object[] settleArgs(Settlement settlement) {
         List<CounterGroup> groups = subPlan.groups();
-        Object[] args = new Object[7 + groups.size() * 12];
-        args[0] = subPlan.requestId();
-        args[1] = Long.toString(subPlan.leaseMillis());
-        args[2] = Integer.toString(groups.size());
-        args[3] = Long.toString(settlement.tokens());
-        args[4] = Long.toString(settlement.micros());
-        args[5] = settlement.cancel() ? "1" : "0";
-        args[6] = settlement.unanswered() ? "2" : settlement.late() ? "1" : "0";
-        int a = 7;
+        List<Object> args = new ArrayList<>(6 + groups.size() * 26);
+        args.add(subPlan.requestId());
+        args.add(Long.toString(subPlan.leaseMillis()));
+        args.add(Integer.toString(groups.size()));
+        args.add(Long.toString(settlement.micros()));
+        args.add(settlement.cancel() ? "1" : "0");
+        args.add(settlement.unanswered() ? "2" : settlement.late() ? "1" : "0");
         for (int i = 0; i < groups.size(); i++) {
             CounterGroup group = groups.get(i);
-            a = windowArgs(args, a, i, group.window());
+            windowArgs(args, i, group.window());
             Increments add = group.increments();
-            args[a++] = Long.toString(add.requests());
-            args[a++] = Long.toString(add.tokens());
-            args[a++] = Long.toString(add.micros());
-            args[a++] = group.countsTokens() ? "1" : "0";
-            args[a++] = group.countsMoney() ? "1" : "0";
+            args.add(Long.toString(add.micros()));
+            args.add(group.countsMoney() ? "1" : "0");
+            List<Dimension> dimensions = dimensionsOf(group);
+            args.add(Integer.toString(dimensions.size()));
+            for (Dimension dimension : dimensions) {
+                args.add(String.valueOf(dimension.field()));
+                args.add(Long.toString(add.of(dimension)));
+                args.add(dimension.isTokens() && group.limits().limits(dimension) ? "1" : "0");
+                args.add(Long.toString(settlement.used(dimension)));
+            }
         }
-        return args;
+        return args.toArray();
     }
 
-    private int windowArgs(Object[] args, int a, int i, GroupWindow window) {
-        args[a++] = Integer.toString(hashIndex[i]);
-        args[a++] = Integer.toString(slotsIndex[i]);
-        args[a++] = Integer.toString(leasesIndex[i]);
-        args[a++] = suffix[i];
-        args[a++] = Long.toString(window.millis());
-        args[a++] = window.sliding() ? "1" : "0";
-        args[a++] = Long.toString(window.periodEnd());
-        return a;
+    /**
+     * The windowed dimensions the scripts handle for a group, in {@link Dimension#WINDOWED} order:
+     * those it limits or adds to (requests are counted where only tokens are limited); none
+     * without counters.
+     */
+    static List<Dimension> dimensionsOf(CounterGroup group) {
+        if (!group.window().counts()) {
+            return List.of();
+        }
+        List<Dimension> dimensions = new ArrayList<>(Dimension.WINDOWED.size());
+        for (Dimension dimension : Dimension.WINDOWED) {
+            if (group.limits().limits(dimension) || group.increments().of(dimension) != 0) {
+                dimensions.add(dimension);
+            }
+        }
+        return dimensions;
+    }
+
+    private void windowArgs(List<Object> args, int i, GroupWindow window) {
+        args.add(Integer.toString(hashIndex[i]));
+        args.add(Integer.toString(slotsIndex[i]));
+        args.add(Integer.toString(leasesIndex[i]));
+        args.add(suffix[i]);
+        args.add(Long.toString(window.millis()));
+        args.add(window.sliding() ? "1" : "0");
+        args.add(Long.toString(window.periodEnd()));
     }
 }

@@ -12,19 +12,18 @@
 -- already (exactly one ZREM of its member succeeds), and the cost is spent ('m'), once: -1 spends
 -- the worst case reserved.
 -- KEYS     as admit.lua: the groups' hashes, slot sets and lease sets, then the marker
--- ARGV     request id, lease ms, group count, tokens (-1: keep reservations), micros (-1: keep),
---          cancel (1/0), no record (0 nothing, 1 late, 2 unanswered), then per group (GROUP_ARGS values): hash index, slot set
---          index, lease set index, field suffix, window ms, sliding, period end, increments
---          requests, tokens, micros, counts tokens (1/0), counts money (1/0)
-local GROUP_ARGS = 12
+-- ARGV     request id, lease ms, group count, micros (-1: keep), cancel (1/0), no record (0 nothing,
+--          1 late, 2 unanswered), then per group: hash index, slot set index, lease set index,
+--          field suffix, window ms, sliding, period end, increments micros, counts money (1/0),
+--          then the number of its windowed dimensions and per dimension: field letter, increment,
+--          settles (1/0: the usage replaces the increment), usage (-1: keep the increment)
 local requestId = ARGV[1]
 local lease = tonumber(ARGV[2])
 local n = tonumber(ARGV[3])
-local tokens = tonumber(ARGV[4])
-local micros = tonumber(ARGV[5])
-local cancel = ARGV[6] == '1'
-local late = ARGV[7] ~= '0'
-local unanswered = ARGV[7] == '2'
+local micros = tonumber(ARGV[4])
+local cancel = ARGV[5] == '1'
+local late = ARGV[6] ~= '0'
+local unanswered = ARGV[6] == '2'
 local markerKey = KEYS[#KEYS]
 
 local marker = redis.call('GET', markerKey)
@@ -72,15 +71,21 @@ local function liveWindow(key, group)
     return ''
 end
 
+local a = 6
 for i = 1, n do
-    local base = 7 + (i - 1) * GROUP_ARGS
     local group = {
-        hash = tonumber(ARGV[base + 1]), slots = tonumber(ARGV[base + 2]), leases = tonumber(ARGV[base + 3]),
-        suffix = ARGV[base + 4],
-        window = tonumber(ARGV[base + 5]), sliding = ARGV[base + 6] == '1', periodEnd = tonumber(ARGV[base + 7]),
-        incReq = tonumber(ARGV[base + 8]), incTok = tonumber(ARGV[base + 9]), incMic = tonumber(ARGV[base + 10]),
-        countsTokens = ARGV[base + 11] == '1', countsMoney = ARGV[base + 12] == '1'
+        hash = tonumber(ARGV[a + 1]), slots = tonumber(ARGV[a + 2]), leases = tonumber(ARGV[a + 3]),
+        suffix = ARGV[a + 4],
+        window = tonumber(ARGV[a + 5]), sliding = ARGV[a + 6] == '1', periodEnd = tonumber(ARGV[a + 7]),
+        incMic = tonumber(ARGV[a + 8]), countsMoney = ARGV[a + 9] == '1', dims = {}
     }
+    local count = tonumber(ARGV[a + 10])
+    a = a + 10
+    for d = 1, count do
+        group.dims[d] = {field = ARGV[a + 1], inc = tonumber(ARGV[a + 2]), settles = ARGV[a + 3] == '1',
+            usage = tonumber(ARGV[a + 4])}
+        a = a + 4
+    end
     if group.slots > 0 then
         redis.call('ZREM', KEYS[group.slots], requestId)
     end
@@ -107,28 +112,32 @@ for i = 1, n do
             end
         elseif cancel then
             if counted ~= nil then
-                addClamped(key, counted .. 'r' .. s, -group.incReq)
-                addClamped(key, counted .. 't' .. s, -group.incTok)
+                for _, dim in ipairs(group.dims) do
+                    addClamped(key, counted .. dim.field .. s, -dim.inc)
+                end
             end
         elseif applied or not unanswered then
-            local reservedTok = applied and group.incTok or 0
-            if group.countsTokens and tokens >= 0 then
-                local target = counted
-                if reservedTok == 0 then
-                    target = liveWindow(key, group)
-                end
-                if target ~= nil then
-                    addClamped(key, target .. 't' .. s, tokens - reservedTok)
+            for _, dim in ipairs(group.dims) do
+                local reserved = applied and dim.inc or 0
+                if dim.settles and dim.usage >= 0 then
+                    local target = counted
+                    if reserved == 0 then
+                        target = liveWindow(key, group)
+                    end
+                    if target ~= nil then
+                        addClamped(key, target .. dim.field .. s, dim.usage - reserved)
+                    end
                 end
             end
         else
             liveWindow(key, group)
-            addClamped(key, 'r' .. s, group.incReq)
-            local used = group.incTok
-            if group.countsTokens and tokens >= 0 then
-                used = tokens
+            for _, dim in ipairs(group.dims) do
+                local used = dim.inc
+                if dim.settles and dim.usage >= 0 then
+                    used = dim.usage
+                end
+                addClamped(key, dim.field .. s, used)
             end
-            addClamped(key, 't' .. s, used)
         end
     end
 end

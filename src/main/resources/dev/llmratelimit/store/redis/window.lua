@@ -1,8 +1,9 @@
 -- The window rule shared by admit.lua and settle.lua (RedisAdmissionStore runs each with this file
 -- in front of it), the same as MemoryAdmissionStore's. A window holder is one hash: e = end of the
--- live window (ms, server clock); r<suffix>, t<suffix> = request and token counters of its groups
--- (a model's own suffix is '', a pool's ':<pool>'); m<suffix> = micro-dollars of a budget period;
--- the r and t names with a 'p' in front = the previous window's (sliding windows only).
+-- live window (ms, server clock); <letter><suffix> = a group's counter of one windowed dimension
+-- (letters r requests, t tokens, i input tokens, o output tokens; a model's own suffix is '', a
+-- pool's ':<pool>'); m<suffix> = micro-dollars of a budget period; a counter's name with a 'p' in
+-- front = the previous window's (sliding windows only).
 
 -- Every figure a script adds stays at most CAP (2^50, as Saturating.CAP in Java): Lua numbers are
 -- doubles, exact below 2^53, and HINCRBY of two such figures never overflows.
@@ -26,7 +27,7 @@ local function rollWindow(key, now, window, sliding)
         local fields = redis.call('HGETALL', key)
         for i = 1, #fields, 2 do
             local first = string.sub(fields[i], 1, 1)
-            if first == 'r' or first == 't' then
+            if first == 'r' or first == 't' or first == 'i' or first == 'o' then
                 previous[#previous + 1] = 'p' .. fields[i]
                 previous[#previous + 1] = fields[i + 1]
             end

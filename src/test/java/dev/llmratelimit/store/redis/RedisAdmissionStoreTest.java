@@ -199,16 +199,17 @@ class RedisAdmissionStoreTest {
 
     private static void assertSameVerdictsAsMemory(RedisAdmissionStore redisStore, boolean reserve) {
         RateLimitPolicy policy = policy("models.both.rpm=60", "models.both.tpm=4000",
-                "models.requests.rpm=40", "models.tokens.tpm=3000",
+                "models.requests.rpm=40", "models.tokens.tpm=3000", "models.input.itpm=3000",
+                "models.output.otpm=1500", "models.output.limits.requests.1h=70",
                 "reservation.prod=0.6", "reservation.dev=0.3", "default-priority=0.1", "saturation-threshold=0.4",
                 "token-admission=" + (reserve ? "reserve" : "recorded"));
         RateLimiter memory = new RateLimiter(policy, new MemoryAdmissionStore());
         RateLimiter redis = new RateLimiter(policy, redisStore);
         Random random = new Random(42);
-        String[] models = {"both", "requests", "tokens"};
+        String[] models = {"both", "requests", "tokens", "input", "output"};
         String[] priorities = {"prod", "dev", null, "unknown"};
         Set<Limit> refusedBy = EnumSet.noneOf(Limit.class);
-        for (int i = 0; i < 600; i++) {
+        for (int i = 0; i < 1000; i++) {
             String model = models[random.nextInt(models.length)];
             String priority = priorities[random.nextInt(priorities.length)];
             long prompt = reserve ? random.nextInt(150) : 0;

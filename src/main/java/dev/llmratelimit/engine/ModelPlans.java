@@ -1,0 +1,79 @@
+package dev.llmratelimit.engine;
+
+import dev.llmratelimit.policy.ModelPolicy;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+
+/**
+ * The groups of one configured model, built once per policy: a model group per window its limits
+ * use (the configured window first), each with a group per pool holding the pool's share of every
+ * limit of that window; and what each pool's responses taught about their size.
+ */
+final class ModelPlans {
+
+    final ModelPolicy model;
+    final Map<String, ExpectedOutput> expectedOutputs = new HashMap<>();
+    /** Per pool: the model and pool groups of every window, in the order a plan checks them. */
+    private final Map<String, List<CounterGroup>> planGroups = new HashMap<>();
+    /** The smallest model limit per windowed dimension, {@link Limits#NONE} where none. */
+    private final long[] smallest = Verdict.noFigures();
+    final ModelGroups groups;
+
+    ModelPlans(ModelPolicy model, ScopeWindows windows, long windowMillis, LongSupplier clock) {
+        this.model = model;
+        Increments oneRequest = new Increments(1, 0, 0, false);
+        Enforcement poolEnforcement = model.poolsEnforced()
+                ? Enforcement.whenSaturated(model.saturationThreshold()) : Enforcement.TRACKED;
+        CounterGroup first = null;
+        Map<String, CounterGroup> firstPools = new HashMap<>();
+        for (ScopeWindows.Window window : windows.of(model.limits(), true)) {
+            CounterGroup modelGroup = new CounterGroup(GroupKind.MODEL, model.name(), "", window.window(),
+                    new Limits(window.limits(), Limits.NONE, Limits.NONE), Enforcement.ALWAYS, oneRequest);
+            first = first == null ? modelGroup : first;
+            noteSmallest(window.limits());
+            for (String pool : model.poolNames()) {
+                CounterGroup poolGroup = new CounterGroup(GroupKind.POOL, model.name(), pool, window.window(),
+                        new Limits(shares(window.limits(), model.shareOf(pool)), Limits.NONE, Limits.NONE),
+                        poolEnforcement, oneRequest);
+                firstPools.putIfAbsent(pool, poolGroup);
+                List<CounterGroup> groups = planGroups.computeIfAbsent(pool, p -> new ArrayList<>(2));
+                groups.add(modelGroup);
+                groups.add(poolGroup);
+            }
+        }
+        for (String pool : model.poolNames()) {
+            expectedOutputs.put(pool, new ExpectedOutput(model.expectedOutputTokens(), model.expectedOutputMinTokens(),
+                    windowMillis, clock));
+        }
+        groups = new ModelGroups(first, model.poolNames().stream().map(firstPools::get).toList());
+    }
+
+    private static long[] shares(long[] limits, double share) {
+        long[] pool = new long[limits.length];
+        for (int i = 0; i < limits.length; i++) {
+            pool[i] = limits[i] < 0 ? Limits.NONE : ModelPolicy.poolLimit(limits[i], share);
+        }
+        return pool;
+    }
+
+    private void noteSmallest(long[] limits) {
+        for (int i = 0; i < limits.length; i++) {
+            if (limits[i] >= 0 && (smallest[i] < 0 || limits[i] < smallest[i])) {
+                smallest[i] = limits[i];
+            }
+        }
+    }
+
+    /** The model and pool groups of one pool's plan, every window. */
+    List<CounterGroup> groupsOf(String pool) {
+        return planGroups.get(pool);
+    }
+
+    /** The model's smallest limit of a windowed dimension, {@link Limits#NONE} when it has none. */
+    long smallestLimit(Dimension dimension) {
+        return smallest[dimension.index()];
+    }
+}

@@ -1,0 +1,92 @@
+package dev.llmratelimit.engine;
+
+/**
+ * A verdict assembled from a decision already made: the figures the headers show, the
+ * saturation's mode and when a refusal clears ({@link ClearTime}). No rule is applied here.
+ */
+public final class VerdictFigures {
+
+    private VerdictFigures() {
+    }
+
+    /**
+     * @param refusal the first limit that failed ({@code null}: admitted), its reset not yet known
+     */
+    public static Verdict of(Plan plan, GroupCounts[] counts, double saturation, Refusal refusal) {
+        return refusal == null ? admitted(plan, counts, saturation) : refused(plan, counts, refusal, saturation);
+    }
+
+    private static Verdict refused(Plan plan, GroupCounts[] counts, Refusal found, double saturation) {
+        boolean modelOrPool = found.modelLimit() != null;
+        long clears = modelOrPool ? ClearTime.modelClearsInMillis(plan, counts, saturation)
+                : ClearTime.groupClearsInMillis(found.group(), counts[found.index()], found.dimension());
+        Refusal refusal = found.at(found.index(), clears);
+        boolean strict = strict(plan, saturation);
+        BudgetFigures budget = BudgetFigures.of(plan, counts);
+        long[] limits = Verdict.noFigures();
+        long[] remaining = Verdict.noFigures();
+        if (modelOrPool) {
+            limits[found.dimension().index()] = found.limit();
+            remaining[found.dimension().index()] = refusal.remaining();
+        }
+        return new Verdict(refusal, strict, saturation, limits, remaining, clears, budget);
+    }
+
+    private static boolean strict(Plan plan, double saturation) {
+        for (CounterGroup group : plan.groups()) {
+            if (headlinePool(group, saturation)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** A pool held to its share at this saturation. */
+    static boolean headlinePool(CounterGroup group, double saturation) {
+        return group.kind() == GroupKind.POOL && group.enforcement().mode() == Enforcement.Mode.WHEN_SATURATED
+                && group.enforcement().enforcedAt(saturation);
+    }
+
+    /** The headers' figures: per dimension the tightest of the model's limits and an enforced pool's. */
+    private static Verdict admitted(Plan plan, GroupCounts[] counts, double saturation) {
+        boolean strict = strict(plan, saturation);
+        int model = plan.modelIndex();
+        long[] limits = Verdict.noFigures();
+        long[] remaining = Verdict.noFigures();
+        if (model < 0) {
+            return new Verdict(null, strict, saturation, limits, remaining, firstRemaining(counts),
+                    BudgetFigures.of(plan, counts));
+        }
+        for (int i = 0; i < counts.length; i++) {
+            CounterGroup group = plan.group(i);
+            if (group.kind() != GroupKind.MODEL && !headlinePool(group, saturation)) {
+                continue;
+            }
+            for (Dimension dimension : Dimension.WINDOWED) {
+                if (!group.limits().limits(dimension)) {
+                    continue;
+                }
+                long limit = group.limits().of(dimension);
+                long used = PlanRule.effective(group, counts[i], dimension);
+                long left = dimension == Dimension.REQUESTS ? limit - used - 1
+                        : Math.max(0, limit - used - group.increments().of(dimension));
+                int d = dimension.index();
+                if (limits[d] < 0 || left <= remaining[d]) {
+                    limits[d] = limit;
+                    remaining[d] = left;
+                }
+            }
+        }
+        return new Verdict(null, strict, saturation, limits, remaining, counts[model].remainingMillis(),
+                BudgetFigures.of(plan, counts));
+    }
+
+    private static long firstRemaining(GroupCounts[] counts) {
+        for (GroupCounts c : counts) {
+            if (c.remainingMillis() > 0) {
+                return c.remainingMillis();
+            }
+        }
+        return 0;
+    }
+}
