@@ -72,8 +72,8 @@ class HungUpJsonAnswerTest {
                 written += usage.length;
                 out.write(usage);
                 out.flush();
-            } catch (IOException | InterruptedException e) {
-                attempted.complete(written);
+            } catch (IOException | InterruptedException | RuntimeException e) {
+                attempted.complete(written);      // whichever way the container reports the dead connection
                 return;
             }
             attempted.completeExceptionally(new AssertionError("writing never failed"));
@@ -92,7 +92,7 @@ class HungUpJsonAnswerTest {
             Socket socket = HangingUpClient.postAndReadUntil(server.port(), "sk-a", body, "\"padding\"");
             socket.close();
             app.clientHungUp.countDown();
-            long attempted = app.attempted.get(30, TimeUnit.SECONDS);
+            long attempted = app.attempted.get(90, TimeUnit.SECONDS);
             long used = 0;
             for (int i = 0; i < 500; i++) {                  // the filter settles once the servlet has returned
                 Admission probe = admit(runtime.limiter(), "m", null, null, 0, 0);
