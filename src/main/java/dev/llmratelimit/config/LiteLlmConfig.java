@@ -46,15 +46,19 @@ final class LiteLlmConfig {
     /**
      * @param source      the file, as the error messages name it
      * @param environment resolves {@code os.environ/NAME} values ({@code System::getenv} outside tests)
-     * @throws PolicyException naming the YAML key ({@code model_list[2].litellm_params.tpm}) and its value
+     * @throws PolicyException naming the YAML key ({@code model_list[2].litellm_params.tpm}) and what was wrong
+     *                         with its type, never a value from the file or the environment
      */
     static ConfigFile parse(String yaml, String source, Function<String, String> environment) {
         JsonNode root;
         try {
             root = YAML.readTree(yaml);
         } catch (JsonProcessingException e) {
-            throw new PolicyException(ConfigFiles.PROPERTY, source, "not valid YAML: " + e.getOriginalMessage()
-                    + (e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ")"));
+            // The parser's own message quotes the offending line, which may hold a key.
+            String problem = e.getOriginalMessage().startsWith("Duplicate field") ? "not valid YAML: a key is written twice"
+                    : "not valid YAML";
+            throw new PolicyException(ConfigFiles.PROPERTY, source, problem + (e.getLocation() == null ? ""
+                    : " (line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr() + ")"));
         }
         LiteLlmConfig config = new LiteLlmConfig(environment);
         if (root != null && !root.isMissingNode() && !root.isNull()) {
@@ -79,7 +83,7 @@ final class LiteLlmConfig {
 
     private void models(JsonNode list) {
         if (!list.isArray()) {
-            throw new PolicyException("model_list", list.toString(), "expected a list of deployments");
+            throw invalid("model_list", list, "expected a list of deployments");
         }
         Map<String, long[]> capacities = new TreeMap<>();
         for (int i = 0; i < list.size(); i++) {
@@ -132,10 +136,15 @@ final class LiteLlmConfig {
             String priority = entry.getKey();
             String key = path + "." + priority;
             if (priority.indexOf('"') >= 0) {
-                throw new PolicyException(key, entry.getValue().toString(), "a priority name may not contain '\"'");
+                throw new PolicyException(key, "a priority name may not contain '\"'");
             }
             String text = reservation(key, entry.getValue());
-            Reservation.parse(key, text);
+            try {
+                Reservation.parse(key, text);
+            } catch (PolicyException e) {
+                throw new PolicyException(key, "not a reservation: expected a fraction from 0 to 1, \"rpm:N\", \"tpm:N\""
+                        + " or {type: percent|rpm|tpm, value: N}");
+            }
             properties.put(PolicyParser.PREFIX + "reservation." + PropertyNames.quote(priority), text);
         }
     }
@@ -151,12 +160,12 @@ final class LiteLlmConfig {
             switch (entry.getKey()) {
                 case "type" -> type = scalar(key + ".type", entry.getValue());
                 case "value" -> number = scalar(key + ".value", entry.getValue());
-                default -> throw new PolicyException(key + "." + entry.getKey(), entry.getValue().toString(),
+                default -> throw new PolicyException(key + "." + entry.getKey(),
                         "a reservation has only type (percent, rpm or tpm) and value");
             }
         }
         if (type == null || number == null) {
-            throw new PolicyException(key, value.toString(), "expected {type: percent|rpm|tpm, value: N}");
+            throw new PolicyException(key, "expected {type: percent|rpm|tpm, value: N}");
         }
         return type + ":" + number;
     }
@@ -191,11 +200,12 @@ final class LiteLlmConfig {
 
     private static String modelName(String path, JsonNode node) {
         if (node == null || !node.isTextual() || node.asText().isBlank()) {
-            throw new PolicyException(path, node == null ? "" : node.toString(), "every deployment needs a model_name");
+            throw node == null ? new PolicyException(path, "every deployment needs a model_name")
+                    : invalid(path, node, "every deployment needs a model_name (a string)");
         }
         String name = node.asText().trim();
         if (name.indexOf('"') >= 0) {
-            throw new PolicyException(path, name, "a model name may not contain '\"'");
+            throw new PolicyException(path, "a model name may not contain '\"'");
         }
         return name;
     }
@@ -206,10 +216,10 @@ final class LiteLlmConfig {
         try {
             value = Long.parseLong(text.trim());
         } catch (NumberFormatException e) {
-            throw new PolicyException(path, text, "expected a whole number of at least 1");
+            throw invalid(path, node, "expected a whole number of at least 1");
         }
         if (value < 1) {
-            throw new PolicyException(path, text, "must be at least 1 (leave it out for no limit)");
+            throw new PolicyException(path, "must be at least 1 (leave it out for no limit)");
         }
         return value;
     }
@@ -220,7 +230,7 @@ final class LiteLlmConfig {
             return node.asText();
         }
         if (!node.isTextual()) {
-            throw new PolicyException(path, node.toString(), "expected a number or a string");
+            throw invalid(path, node, "expected a number or a string");
         }
         String text = node.asText();
         if (!text.startsWith(ENV_PREFIX)) {
@@ -229,16 +239,40 @@ final class LiteLlmConfig {
         String variable = text.substring(ENV_PREFIX.length());
         String value = environment.apply(variable);
         if (value == null) {
-            throw new PolicyException(path, text, "environment variable " + variable + " is not set");
+            throw new PolicyException(path, "environment variable " + variable + " is not set");
         }
         return value;
     }
 
     private static JsonNode object(String path, JsonNode node) {
         if (!node.isObject()) {
-            throw new PolicyException(path, node.toString(), "expected a mapping");
+            throw invalid(path, node, "expected a mapping");
         }
         return node;
+    }
+
+    /**
+     * Names what was found by its type, never its value: a file that puts a deployment's
+     * {@code litellm_params} in the wrong shape would otherwise quote its {@code api_key}.
+     */
+    private static PolicyException invalid(String path, JsonNode found, String problem) {
+        return new PolicyException(path, problem + ", found " + kind(found));
+    }
+
+    private static String kind(JsonNode node) {
+        if (node.isObject()) {
+            return "a mapping";
+        }
+        if (node.isArray()) {
+            return "a list";
+        }
+        if (node.isTextual()) {
+            return node.asText().startsWith(ENV_PREFIX) ? "an environment variable's value" : "a string";
+        }
+        if (node.isNumber()) {
+            return node.isIntegralNumber() ? "a whole number" : "a decimal number";
+        }
+        return node.isBoolean() ? "true or false" : "nothing (null)";
     }
 
     private static Set<Map.Entry<String, JsonNode>> fields(JsonNode node) {

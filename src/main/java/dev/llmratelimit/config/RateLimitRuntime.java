@@ -137,7 +137,12 @@ public final class RateLimitRuntime implements AutoCloseable {
                                           Telemetry telemetry) {
         LoadedConfiguration loaded = loader.load();
         RuntimeConfiguration configuration = RuntimeConfiguration.parse(loaded.properties(), callerResolver);
-        Stores stores = stores(configuration, loaded.properties(), clock);
+        Stores stores;
+        try {
+            stores = stores(configuration, loaded.properties(), clock);
+        } catch (RuntimeException e) {
+            throw SecretValues.hidden(e, loaded.properties());
+        }
         Observability observability = new Observability(telemetry, ObservabilitySettings.parse(loaded.properties()),
                 new RecentActivity(clock));
         RateLimitRuntime runtime = new RateLimitRuntime(stores, loader, callerResolver, clock, observability,
@@ -226,7 +231,7 @@ public final class RateLimitRuntime implements AutoCloseable {
             logApplied("Reloaded", loaded);
             return true;
         } catch (RuntimeException | LinkageError e) {
-            String error = String.valueOf(e.getMessage());
+            String error = SecretValues.hide(String.valueOf(e.getMessage()), active.properties());
             if (!error.equals(status.lastError())) {
                 LOG.log(Level.WARNING, "Ignored an invalid rate-limit configuration (the running policy stays): " + error);
             }

@@ -52,8 +52,8 @@ final class RedisRuntime {
             return new RateLimitRuntime.Stores(store, health, () -> shutDown(store, client));
         }
         InstanceRegistry instances = InstanceRegistry.announcing(client, redis.keyPrefix(), ANNOUNCE_INTERVAL);
-        AdmissionStore local = new LocalShareAdmissionStore(store, new MemoryAdmissionStore(), instances);
-        return new RateLimitRuntime.Stores(local, health, () -> {
+        LocalShareAdmissionStore local = new LocalShareAdmissionStore(store, new MemoryAdmissionStore(), instances);
+        return new RateLimitRuntime.Stores(local, health.withLocalDecisions(local::localDecisions), () -> {
             instances.close();
             shutDown(local, client);
         });

@@ -53,7 +53,9 @@ public record CallEnding(Kind kind, Usage usage) {
      * @param success      whether the answer's status was 2xx
      * @param observer     what watched the body; {@code null} when nothing was written
      * @param bytesWritten the bytes of the body the application wrote
-     * @param promptTokens the request's prompt estimate, asked for only when the usage is missing
+     * @param promptTokens the request's prompt estimate, asked for only when the usage is missing and
+     *                     the body reported no prompt figure of its own (a stream's {@code message_start},
+     *                     {@code response.created}), which beats any estimate
      */
     public static CallEnding ofBody(boolean success, ResponseBodyObserver observer, long bytesWritten,
                                     LongSupplier promptTokens) {
@@ -64,10 +66,11 @@ public record CallEnding(Kind kind, Usage usage) {
         if (usage != null) {
             return reported(usage);
         }
+        long prompt = observer.reportedPromptTokens().orElseGet(promptTokens);
         if (observer.isStream()) {
-            return cutStream(promptTokens.getAsLong(), observer.streamedCompletionTokens());
+            return cutStream(prompt, observer.streamedCompletionTokens());
         }
-        return withoutUsage(promptTokens.getAsLong(), (bytesWritten + JSON_BYTES_PER_TOKEN - 1) / JSON_BYTES_PER_TOKEN);
+        return withoutUsage(prompt, (bytesWritten + JSON_BYTES_PER_TOKEN - 1) / JSON_BYTES_PER_TOKEN);
     }
 
     /** Finishes the admission as this ending says; no effect on an admission already finished. */

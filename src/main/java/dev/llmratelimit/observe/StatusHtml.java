@@ -172,7 +172,12 @@ public final class StatusHtml {
         html.append("<dt>last failure</dt><dd data-field=\"last-failure\">")
                 .append(store.lastFailure() == null ? "none"
                         : instant(store.lastFailure()) + " (" + store.lastFailedOperation() + ")")
-                .append("</dd></dl></section>\n");
+                .append("</dd>");
+        if (store.localDecisions() != null) {
+            html.append("<dt>decided on the local share</dt><dd class=\"num\" data-field=\"local-decisions\">")
+                    .append(store.localDecisions()).append("</dd>");
+        }
+        html.append("</dl></section>\n");
     }
 
     private static void budgets(StringBuilder html, StatusReport report) {

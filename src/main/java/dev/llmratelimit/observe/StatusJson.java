@@ -75,6 +75,11 @@ public final class StatusJson {
         json.writeEndObject();
         instant(json, "last_failure", store.lastFailure());
         json.writeStringField("last_failed_operation", store.lastFailedOperation());
+        if (store.localDecisions() == null) {
+            json.writeNullField("local_decisions");
+        } else {
+            json.writeNumberField("local_decisions", store.localDecisions());
+        }
         json.writeEndObject();
     }
 

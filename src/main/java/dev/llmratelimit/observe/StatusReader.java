@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 
@@ -101,7 +102,8 @@ public final class StatusReader {
             failures.put(operation.label(), health.failures(operation));
         }
         DecisionObserver.StoreOperation last = health.lastFailedOperation();
+        OptionalLong local = health.localDecisions();
         return new StatusReport.Store(health.kind(), health.healthy(), circuits, failures, health.lastFailure(),
-                last == null ? null : last.label());
+                last == null ? null : last.label(), local.isPresent() ? Long.valueOf(local.getAsLong()) : null);
     }
 }

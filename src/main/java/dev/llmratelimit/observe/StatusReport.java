@@ -20,9 +20,11 @@ public record StatusReport(Instant generatedAt, String enforcement, long windowM
      * @param failures           failed operations since start, by operation
      * @param lastFailure        {@code null} when nothing failed
      * @param lastFailedOperation {@code null} when nothing failed
+     * @param localDecisions     decisions made on this instance's share of every limit since start while the
+     *                           shared store did not answer; {@code null} unless {@code on-store-failure=local}
      */
     public record Store(String kind, boolean healthy, Map<String, String> circuits, Map<String, Long> failures,
-                        Instant lastFailure, String lastFailedOperation) {
+                        Instant lastFailure, String lastFailedOperation, Long localDecisions) {
     }
 
     /**

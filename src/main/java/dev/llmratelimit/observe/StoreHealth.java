@@ -8,7 +8,9 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -23,6 +25,7 @@ public final class StoreHealth implements DecisionObserver {
     private final Supplier<Map<String, CircuitBreaker>> circuits;
     private final Clock clock;
     private final PendingCompensations compensations;
+    private final LongSupplier localDecisions;
     private final LongAdder[] failures = new LongAdder[OPERATIONS.length];
     private volatile long lastFailureMillis = Long.MIN_VALUE;
     private volatile StoreOperation lastFailedOperation;
@@ -43,9 +46,15 @@ public final class StoreHealth implements DecisionObserver {
     /** @param circuits the circuits as they are now (a cluster's circuits come with its nodes) */
     public StoreHealth(String kind, Supplier<Map<String, CircuitBreaker>> circuits, PendingCompensations compensations,
                        Clock clock) {
+        this(kind, circuits, compensations, null, clock);
+    }
+
+    private StoreHealth(String kind, Supplier<Map<String, CircuitBreaker>> circuits, PendingCompensations compensations,
+                        LongSupplier localDecisions, Clock clock) {
         this.kind = kind;
         this.circuits = circuits;
         this.compensations = compensations;
+        this.localDecisions = localDecisions;
         this.clock = clock;
         for (int i = 0; i < failures.length; i++) {
             failures[i] = new LongAdder();
@@ -70,7 +79,17 @@ public final class StoreHealth implements DecisionObserver {
             Map<String, CircuitBreaker> more = new java.util.TreeMap<>(these.get());
             more.put(name, breaker);
             return more;
-        }, compensations, clock);
+        }, compensations, localDecisions, clock);
+    }
+
+    /**
+     * The same health over a store that decides on this instance's share while the shared store does
+     * not answer ({@code on-store-failure=local}); counts nothing yet.
+     *
+     * @param decisions the decisions made on the local share since start
+     */
+    public StoreHealth withLocalDecisions(LongSupplier decisions) {
+        return new StoreHealth(kind, circuits, compensations, decisions, clock);
     }
 
     private static Supplier<Map<String, CircuitBreaker>> constant(Map<String, CircuitBreaker> circuits) {
@@ -85,6 +104,11 @@ public final class StoreHealth implements DecisionObserver {
     /** The settlements waiting for the store to answer again, and their fates; empty for a store without (memory). */
     public Optional<PendingCompensations> compensations() {
         return Optional.ofNullable(compensations);
+    }
+
+    /** Decisions made on this instance's share since start; empty unless {@code on-store-failure=local}. */
+    public OptionalLong localDecisions() {
+        return localDecisions == null ? OptionalLong.empty() : OptionalLong.of(localDecisions.getAsLong());
     }
 
     /** Failures of one operation since start. */

@@ -5,7 +5,6 @@ import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.CallEnding;
 import dev.llmratelimit.engine.ThrottledLog;
 import dev.llmratelimit.usage.RequestPromptTokens;
-import dev.llmratelimit.usage.ResponseBodyObserver;
 import dev.llmratelimit.usage.TokenCounter;
 import dev.llmratelimit.usage.Usage;
 import jakarta.servlet.AsyncEvent;
@@ -82,14 +81,10 @@ final class Exchange implements AsyncListener {
     }
 
     /**
-     * The request's prompt, for an answer without usage: what a stream already reported, else the
-     * estimate, bounded like the reservation's ({@link TokenCounter#promptTokens}).
+     * The request's prompt estimate, for an answer without usage that reported no prompt figure of
+     * its own, bounded like the reservation's ({@link TokenCounter#promptTokens}).
      */
     private long promptTokens() {
-        ResponseBodyObserver observer = response.observerIfWritten();
-        if (observer != null && observer.reportedPromptTokens().isPresent()) {
-            return observer.reportedPromptTokens().getAsLong();
-        }
         return RequestPromptTokens.count(TokenCounter.forModel(request.model()), request.shape(), requestBody,
                 requestBody.length);
     }

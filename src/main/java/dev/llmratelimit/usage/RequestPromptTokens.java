@@ -136,16 +136,28 @@ public final class RequestPromptTokens {
                     }
                 }
                 case START_OBJECT -> {
+                    String type = null;
+                    String data = null;
                     while (p.nextToken() == JsonToken.FIELD_NAME) {
                         String name = p.currentName();
                         JsonToken value = p.nextToken();
                         if (name.equals("type") && value == JsonToken.VALUE_STRING) {
-                            continue;                             // a part's tag is structure
+                            type = p.getText();                   // a part's tag is structure
+                            continue;
+                        }
+                        if (name.equals("data") && value == JsonToken.VALUE_STRING) {
+                            data = p.getText();                   // read once the object's type is known
+                            continue;
                         }
                         if (name.equals("name")) {
                             add(TOKENS_PER_NAME);
                         }
                         prompt(p, name);
+                    }
+                    if (data != null) {
+                        // A text source (Anthropic's {"type":"text","media_type":"text/plain","data":...})
+                        // is given to the model as written, even when it looks like base64.
+                        add("text".equals(type) ? counter.count(data) : promptString("data", data));
                     }
                 }
                 default -> { }

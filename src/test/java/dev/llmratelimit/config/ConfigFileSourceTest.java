@@ -72,7 +72,7 @@ class ConfigFileSourceTest {
         assertThat(source.getPropertyNames()).isEmpty();
         assertThat(source.getValue("llm.ratelimit.models.m.rpm")).isNull();
         assertThatThrownBy(() -> RateLimitRuntime.create(Map.of(ConfigFiles.PROPERTY, file.toString()), null))
-                .hasMessage("Invalid configuration model_list[0].litellm_params.rpm=-1: must be at least 1 (leave it out for no limit)");
+                .hasMessage("Invalid configuration model_list[0].litellm_params.rpm: must be at least 1 (leave it out for no limit)");
     }
 
     @Test

@@ -101,27 +101,51 @@ class LiteLlmConfigTest {
     }
 
     @Test
-    void invalidValuesAreRefusedNamingTheYamlKey() {
-        assertRefused("Invalid configuration model_list[1].litellm_params.tpm=sixty: expected a whole number of at least 1",
+    void invalidValuesAreRefusedNamingTheYamlKeyAndTheTypeFoundNeverTheValue() {
+        assertRefused("Invalid configuration model_list[1].litellm_params.tpm: expected a whole number of at least 1,"
+                        + " found a string",
                 "model_list:", "  - model_name: m", "    litellm_params: {tpm: 60}",
                 "  - model_name: m", "    litellm_params: {tpm: sixty}");
-        assertRefused("Invalid configuration model_list[0].litellm_params.rpm=0: must be at least 1 (leave it out for no limit)",
+        assertRefused("Invalid configuration model_list[0].litellm_params.rpm: must be at least 1 (leave it out for no limit)",
                 "model_list:", "  - model_name: m", "    litellm_params: {rpm: 0}");
-        assertRefused("Invalid configuration model_list[0].litellm_params.rpm=1.5: expected a whole number of at least 1",
+        assertRefused("Invalid configuration model_list[0].litellm_params.rpm: expected a whole number of at least 1,"
+                        + " found a decimal number",
                 "model_list:", "  - model_name: m", "    litellm_params: {rpm: 1.5}");
-        assertRefused("Invalid configuration model_list[0].model_name=: every deployment needs a model_name",
+        assertRefused("Invalid configuration model_list[0].model_name: every deployment needs a model_name",
                 "model_list:", "  - litellm_params: {rpm: 5}");
-        assertRefused("Invalid configuration model_list[0].litellm_params.tpm=os.environ/MISSING_TPM:"
-                        + " environment variable MISSING_TPM is not set",
+        assertRefused("Invalid configuration model_list[0].litellm_params.tpm: environment variable MISSING_TPM is not set",
                 "model_list:", "  - model_name: m", "    litellm_params: {tpm: os.environ/MISSING_TPM}");
-        assertRefused("Invalid configuration litellm_settings.priority_reservation.dev=gold:1:"
-                        + " unknown reservation type 'gold' (expected percent, rpm or tpm)",
+        assertRefused("Invalid configuration litellm_settings.priority_reservation.dev: not a reservation: expected a"
+                        + " fraction from 0 to 1, \"rpm:N\", \"tpm:N\" or {type: percent|rpm|tpm, value: N}",
                 "litellm_settings:", "  priority_reservation:", "    dev: {type: gold, value: 1}");
-        assertRefused("Invalid configuration litellm_settings.priority_reservation.prod=1.5:"
-                        + " a fraction must lie between 0 and 1 (0.9 means 90 %)",
+        assertRefused("Invalid configuration litellm_settings.priority_reservation.prod: not a reservation: expected a"
+                        + " fraction from 0 to 1, \"rpm:N\", \"tpm:N\" or {type: percent|rpm|tpm, value: N}",
                 "litellm_settings:", "  priority_reservation: {prod: 1.5}");
-        assertRefused("Invalid configuration model_list={\"model_name\":\"m\"}: expected a list of deployments",
+        assertRefused("Invalid configuration model_list: expected a list of deployments, found a mapping",
                 "model_list: {model_name: m}");
+    }
+
+    /** Each shape a hand-written file gets wrong around a deployment's key: the message names the key path and the type. */
+    @Test
+    void noMessageQuotesAKeyOrAnEnvironmentValue() {
+        String key = "sk-live-0123456789abcdef";
+        Map<String, String> environment = Map.of("OPENAI_KEY", key, "TPM", key);
+        Map<String, String> files = Map.of(
+                "model_list: {model_name: m, litellm_params: {api_key: " + key + "}}",
+                "Invalid configuration model_list: expected a list of deployments, found a mapping",
+                "model_list:\n  - [m, {api_key: " + key + "}]",
+                "Invalid configuration model_list[0]: expected a mapping, found a list",
+                "model_list:\n  - model_name: m\n    litellm_params: \"api_key=" + key + "\"",
+                "Invalid configuration model_list[0].litellm_params: expected a mapping, found a string",
+                "model_list:\n  - model_name: m\n    litellm_params: {api_key: " + key + ", rpm: [" + key + "]}",
+                "Invalid configuration model_list[0].litellm_params.rpm: expected a number or a string, found a list",
+                "model_list:\n  - model_name: m\n    litellm_params: {tpm: os.environ/TPM}",
+                "Invalid configuration model_list[0].litellm_params.tpm: expected a whole number of at least 1,"
+                        + " found an environment variable's value",
+                "model_list:\n  - model_name: m\n    litellm_params: {api_key: " + key + ", rpm: 5\n",
+                "Invalid configuration llm.ratelimit.config-file=config.yaml: not valid YAML (line 3, column 63)");
+        files.forEach((yaml, message) -> assertThatThrownBy(() -> LiteLlmConfig.parse(yaml, "config.yaml", environment::get))
+                .isInstanceOf(PolicyException.class).hasMessage(message));
     }
 
     @Test
@@ -129,11 +153,10 @@ class LiteLlmConfigTest {
         assertThatThrownBy(() -> parse("litellm_settings:", "  priority_reservation: {prod: 0.9}",
                 "  priority_reservation: {prod: 0.1}"))
                 .isInstanceOf(PolicyException.class)
-                .hasMessageStartingWith("Invalid configuration llm.ratelimit.config-file=config.yaml: not valid YAML:"
-                        + " Duplicate field 'priority_reservation'")
-                .hasMessageEndingWith("(line 3)");
+                .hasMessage("Invalid configuration llm.ratelimit.config-file=config.yaml: not valid YAML: a key is written"
+                        + " twice (line 3, column 23)");
         assertThatThrownBy(() -> parse("model_list: [", "  - model_name: m"))
-                .hasMessageStartingWith("Invalid configuration llm.ratelimit.config-file=config.yaml: not valid YAML:");
+                .hasMessageStartingWith("Invalid configuration llm.ratelimit.config-file=config.yaml: not valid YAML (line");
         assertThatThrownBy(() -> parse("- just", "- a list"))
                 .hasMessage("Invalid configuration llm.ratelimit.config-file=config.yaml:"
                         + " expected a LiteLLM config.yaml: a mapping with model_list and litellm_settings");

@@ -102,7 +102,7 @@ class ReloadThroughDemoTest {
             assertThat(demo.server().runtime().reload()).isFalse();
 
             assertThat(demo.server().runtime().configurationStatus().lastError()).isEqualTo(
-                    "Invalid configuration model_list[0].litellm_params.tpm=sixty: expected a whole number of at least 1");
+                    "Invalid configuration model_list[0].litellm_params.tpm: expected a whole number of at least 1, found a string");
             assertThat(demo.http().chat(null, CHAT).statusCode()).isEqualTo(200);
             HttpResponse<String> third = demo.http().chat(null, CHAT);
             assertThat(third.statusCode()).isEqualTo(429);

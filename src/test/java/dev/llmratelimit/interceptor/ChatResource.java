@@ -98,6 +98,24 @@ public class ChatResource {
         return Response.ok(events, "text/event-stream").build();
     }
 
+    /** An Anthropic stream cut after its first text: {@code message_start} already reported the prompt (20,000 tokens). */
+    static final String MESSAGES_CUT = """
+            event: message_start
+            data: {"type":"message_start","message":{"id":"m","type":"message","role":"assistant","content":[],"usage":{"input_tokens":20000,"output_tokens":1}}}
+
+            event: content_block_delta
+            data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}
+
+            """;
+
+    @POST
+    @Path("api/messages-stream-cut")
+    @RateLimited
+    public Response messagesStreamCut(String body) {
+        StreamingOutput events = output -> output.write(MESSAGES_CUT.getBytes(StandardCharsets.UTF_8));
+        return Response.ok(events, "text/event-stream").build();
+    }
+
     @POST
     @Path("api/events")
     @Produces(MediaType.SERVER_SENT_EVENTS)

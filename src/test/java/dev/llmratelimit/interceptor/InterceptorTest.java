@@ -61,6 +61,8 @@ class InterceptorTest {
             System.setProperty("llm.ratelimit.models.tokens-" + model + ".rpm", "100");
             System.setProperty("llm.ratelimit.models.tokens-" + model + ".tpm", "1000");
         }
+        System.setProperty("llm.ratelimit.models.tokens-messages-cut.rpm", "100");
+        System.setProperty("llm.ratelimit.models.tokens-messages-cut.tpm", "100000");
         tomcat = new EmbeddedTomcat(0)
                 .filter("auth", new BearerKeyAuthFilter(Map.of("sk-zed", "zed", "sk-yan", "yan")), "/*")
                 .filter("llm-ratelimit", RateLimitFilter.class.getName(), "/*");
@@ -186,6 +188,17 @@ class InterceptorTest {
         long expected = counter.promptTokens(bytes, bytes.length) + counter.count("Hi");
         assertThat(expected).isGreaterThan(1);
         assertThat(tokensRecorded("tokens-stream-cut")).isEqualTo(expected);
+    }
+
+    /** The provider's own prompt figure, sent before the cut, beats the estimate of the two-token prompt. */
+    @Test
+    void aStreamCutAfterItReportedItsPromptCostsThatPromptAndWhatItStreamed() {
+        String body = "{\"model\":\"tokens-messages-cut\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}";
+
+        assertThat(http.post("/api/messages-stream-cut", "sk-yan", body).statusCode()).isEqualTo(200);
+
+        assertThat(tokensRecorded("tokens-messages-cut"))
+                .isEqualTo(20_000 + TokenCounter.forModel("tokens-messages-cut").count("Hi"));
     }
 
     @Test

@@ -95,6 +95,28 @@ class RequestPromptTokensTest {
                 + COUNTER.count("text/plain") + COUNTER.count("A plain text file, read as text."));
     }
 
+    /**
+     * A plain-text document source is given to the model as written: text that happens to be base64
+     * (here of random bytes, which would decode to "media" worth one token per 32 bytes) counts as text,
+     * wherever the source's {@code type} stands among its fields.
+     */
+    @Test
+    void aTextSourceThatLooksLikeBase64CountsAsTheTextItIs() {
+        byte[] binary = new byte[24_000];
+        new Random(11).nextBytes(binary);
+        binary[0] = (byte) 0x89;
+        String looksLikeBase64 = base64(binary);
+        for (String source : new String[] {
+                "{\"type\":\"text\",\"media_type\":\"text/plain\",\"data\":\"" + looksLikeBase64 + "\"}",
+                "{\"data\":\"" + looksLikeBase64 + "\",\"media_type\":\"text/plain\",\"type\":\"text\"}"}) {
+            String document = "{\"model\":\"m\",\"max_tokens\":9,\"messages\":[{\"role\":\"user\",\"content\":["
+                    + "{\"type\":\"document\",\"source\":" + source + "}]}]}";
+            long expected = 3 + COUNTER.count("user") + COUNTER.count("text/plain") + COUNTER.count(looksLikeBase64);
+            assertThat(expected).isGreaterThan(10 * (24_000 / 32));
+            assertThat(estimate(EndpointShape.MESSAGES, document)).isEqualTo(expected);
+        }
+    }
+
     @Test
     void noEstimateExceedsTheBoundOfItsBodySize() {
         String images = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":["

@@ -98,6 +98,11 @@ final class OpenTelemetryMetrics implements Metrics {
                     }
                 }));
         health.compensations().ifPresent(this::observeCompensations);
+        if (health.localDecisions().isPresent()) {
+            gauges.add(meter.counterBuilder("llm_ratelimit.store.local_decisions").setUnit("{decision}")
+                    .setDescription("Decisions made on this instance's share of every limit while the shared store did not answer")
+                    .buildWithCallback(measurement -> measurement.record(health.localDecisions().orElse(0))));
+        }
     }
 
     /** The queue of settlements a store did not confirm: how many wait, and what became of the others. */

@@ -60,7 +60,10 @@ class RedisStoreSettingsTest {
 
     @Test
     void invalidValuesNameThePropertyAndTheValue() {
-        assertInvalid("address", "127.0.0.1:6379");
+        assertThatThrownBy(() -> RedisStoreSettings.parse(Map.of(PREFIX + "address", "tcp://user:secret@cache:6379")))
+                .isInstanceOf(PolicyException.class)         // an address may carry a password: never quoted
+                .hasMessage("Invalid configuration " + PREFIX + "address (value not shown): expected redis://host:port"
+                        + " or rediss://host:port");
         assertInvalid("database", "-1");
         assertInvalid("database", "zero");
         assertInvalid("timeout", "0ms");
