@@ -1,0 +1,42 @@
+package dev.llmratelimit.samples.springboot;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.core.env.Environment;
+import org.springframework.test.annotation.DirtiesContext;
+
+import java.net.http.HttpResponse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Priorities from Spring Security's users (authority {@code llm.priority:<name>}): once the model is half
+ * used (saturation 0.5 of 60 tokens), bob's {@code dev} pool (10 %) refuses him while alice's {@code prod}
+ * pool (90 %) still serves her.
+ */
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@DirtiesContext
+class PrioritiesTest {
+
+    @Autowired
+    Environment environment;
+
+    @Test
+    void devIsRefusedAboveSaturationWhileProdIsServed() throws Exception {
+        Calls calls = Calls.to(environment);
+        assertThat(calls.chat("alice", "gpt-4o-mini").statusCode()).isEqualTo(200);
+
+        HttpResponse<String> bob = calls.chat("bob", "gpt-4o-mini");
+        HttpResponse<String> alice = calls.chat("alice", "gpt-4o-mini");
+
+        assertThat(bob.statusCode()).isEqualTo(429);
+        assertThat(bob.headers().firstValue("x-ratelimit-priority")).hasValue("dev");
+        assertThat(alice.statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void unauthenticatedCallsNeverReachTheLimiter() throws Exception {
+        assertThat(Calls.to(environment).get("/v1/chat/completions").statusCode()).isEqualTo(401);
+    }
+}
