@@ -26,7 +26,7 @@ public class RateLimitRefusalAdvice {
         ErrorResponse error = refusal.errorResponse();
         HttpHeaders headers = new HttpHeaders();
         error.headers().forEach(headers::set);
-        headers.setContentType(MediaType.parseMediaType(ErrorResponse.CONTENT_TYPE));
+        headers.setContentType(new MediaType(MediaType.parseMediaType(ErrorResponse.CONTENT_TYPE), StandardCharsets.UTF_8));
         return ResponseEntity.status(error.status()).headers(headers).body(error.body().getBytes(StandardCharsets.UTF_8));
     }
 }

@@ -31,7 +31,7 @@ public class ChatController {
     }
 
     @PostMapping(path = "/summaries", produces = MediaType.APPLICATION_JSON_VALUE)
-    public String summarize(@RequestParam String model, @RequestBody String text) {
+    public String summarize(@RequestParam("model") String model, @RequestBody String text) {
         return summaries.summarize(model, text);
     }
 }

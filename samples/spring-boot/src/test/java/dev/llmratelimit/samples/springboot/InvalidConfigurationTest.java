@@ -11,14 +11,14 @@ class InvalidConfigurationTest {
     @Test
     void aLimitThatIsNoNumberStopsTheApplication() {
         assertThatThrownBy(() -> new SpringApplicationBuilder(SampleApplication.class)
-                .properties("server.port=0", "llm.ratelimit.models.gpt-4o-mini.tpm=lots").run().close())
+                .run("--server.port=0", "--llm.ratelimit.models.gpt-4o-mini.tpm=lots").close())
                 .rootCause().hasMessageContaining("llm.ratelimit.models.gpt-4o-mini.tpm");
     }
 
     @Test
-    void anEnvironmentStyleNameIsBoundTooAndCheckedAlike() {
+    void aStoreThatDoesNotExistStopsTheApplication() {
         assertThatThrownBy(() -> new SpringApplicationBuilder(SampleApplication.class)
-                .properties("server.port=0", "LLM_RATELIMIT_STORE=nowhere").run().close())
+                .run("--server.port=0", "--llm.ratelimit.store=nowhere").close())
                 .rootCause().hasMessageContaining("llm.ratelimit.store");
     }
 }

@@ -11,11 +11,13 @@ import java.net.http.HttpResponse;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Priorities from Spring Security's users (authority {@code llm.priority:<name>}): once the model is half
- * used (saturation 0.5 of 60 tokens), bob's {@code dev} pool (10 %) refuses him while alice's {@code prod}
- * pool (90 %) still serves her.
+ * Priorities from Spring Security's users (authority {@code llm.priority:<name>}): with 120 tokens a
+ * minute the model is half used after alice's two answers (saturation 0.5); from then on bob's {@code dev}
+ * pool (10 %: 12 tokens) refuses him once he used it, while alice's {@code prod} pool (90 %: 108 tokens)
+ * still serves her.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = "llm.ratelimit.models.gpt-4o-mini.tpm=120")
 @DirtiesContext
 class PrioritiesTest {
 
@@ -26,6 +28,8 @@ class PrioritiesTest {
     void devIsRefusedAboveSaturationWhileProdIsServed() throws Exception {
         Calls calls = Calls.to(environment);
         assertThat(calls.chat("alice", "gpt-4o-mini").statusCode()).isEqualTo(200);
+        assertThat(calls.chat("alice", "gpt-4o-mini").statusCode()).isEqualTo(200);
+        assertThat(calls.chat("bob", "gpt-4o-mini").statusCode()).isEqualTo(200);
 
         HttpResponse<String> bob = calls.chat("bob", "gpt-4o-mini");
         HttpResponse<String> alice = calls.chat("alice", "gpt-4o-mini");

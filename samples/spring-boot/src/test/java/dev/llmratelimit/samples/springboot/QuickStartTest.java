@@ -30,7 +30,7 @@ class QuickStartTest {
         assertThat(first.headers().firstValue("x-ratelimit-limit-tokens")).hasValue("60");
         assertThat(second.statusCode()).isEqualTo(200);
         assertThat(third.statusCode()).isEqualTo(429);
-        assertThat(third.headers().firstValue("content-type")).hasValue("application/json");
+        assertThat(third.headers().firstValue("content-type")).hasValue("application/json;charset=UTF-8");
         assertThat(third.headers().firstValue("x-ratelimit-priority")).hasValue("prod");
         assertThat(third.headers().firstValue("x-ratelimit-remaining-tokens")).hasValue("0");
         assertThat(Long.parseLong(third.headers().firstValue("retry-after").orElseThrow())).isBetween(1L, 60L);

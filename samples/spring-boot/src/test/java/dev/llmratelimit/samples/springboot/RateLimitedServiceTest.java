@@ -36,7 +36,7 @@ class RateLimitedServiceTest {
         assertThat(first.body()).contains("\"summary\":\"9 characters\"");
         assertThat(second.statusCode()).isEqualTo(200);
         assertThat(third.statusCode()).isEqualTo(429);
-        assertThat(third.headers().firstValue("content-type")).hasValue("application/json");
+        assertThat(third.headers().firstValue("content-type")).hasValue("application/json;charset=UTF-8");
         assertThat(third.headers().firstValue("x-ratelimit-priority")).hasValue("prod");
         assertThat(third.headers().firstValue("retry-after")).isPresent();
         assertThat(third.body()).isEqualTo("{\"error\":{\"message\":\"Model capacity reached for gpt-4o-mini. Priority: prod,"

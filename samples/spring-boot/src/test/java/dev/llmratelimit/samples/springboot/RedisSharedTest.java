@@ -50,15 +50,15 @@ class RedisSharedTest {
             List<Integer> statuses = new ArrayList<>();
             for (int i = 0; i < 6; i++) {
                 ConfigurableApplicationContext app = i % 2 == 0 ? one : two;
-                statuses.add(Calls.to(app.getEnvironment()).chat("carol", "gpt-4o-mini").statusCode());
+                statuses.add(Calls.to(app.getEnvironment()).chat("alice", "gpt-4o-mini").statusCode());
             }
             assertThat(statuses).containsExactly(200, 200, 429, 429, 429, 429);
         }
     }
 
     private static ConfigurableApplicationContext start() {
-        return new SpringApplicationBuilder(SampleApplication.class).properties("server.port=0",
-                "llm.ratelimit.store=redis", "llm.ratelimit.redis.address=redis://127.0.0.1:" + redisPort).run();
+        return new SpringApplicationBuilder(SampleApplication.class).run("--server.port=0",
+                "--llm.ratelimit.store=redis", "--llm.ratelimit.redis.address=redis://127.0.0.1:" + redisPort);
     }
 
     private static int freePort() throws IOException {
