@@ -6,6 +6,8 @@ import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.identity.CallerResolver;
 import dev.llmratelimit.interceptor.RateLimited;
 import dev.llmratelimit.servlet.RateLimitFilter;
+import dev.llmratelimit.spring.boot3.Boot3HealthIndicator;
+import dev.llmratelimit.spring.boot4.Boot4HealthIndicator;
 import jakarta.servlet.DispatcherType;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.support.ComposablePointcut;
@@ -16,9 +18,11 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
@@ -27,7 +31,8 @@ import org.springframework.core.env.Environment;
  * The library in a Spring Boot servlet application (docs/spring-boot.md): the runtime built from the
  * {@code llm.ratelimit.*} properties of Spring's environment (invalid configuration fails the context),
  * the filter on every path after Spring Security's filter chain, {@code @RateLimited} on Spring beans, and
- * the refusal of a {@code @RateLimited} call answered as the filter answers.
+ * the refusal of a {@code @RateLimited} call answered as the filter answers, and the actuator's health
+ * indicator (Spring Boot 3's or 4's health API, each in its own class loaded only where that API is).
  */
 @AutoConfiguration
 @ConditionalOnClass(name = {"jakarta.servlet.Filter", "org.springframework.boot.web.servlet.FilterRegistrationBean"})
@@ -41,6 +46,8 @@ public class RateLimitAutoConfiguration {
     static final int AFTER_SECURITY = 10;
     /** Before {@code @Transactional} (the lowest precedence by default): a refused call starts no transaction. */
     static final int ADVISOR_ORDER = Ordered.LOWEST_PRECEDENCE - 1000;
+    /** The bean name; the actuator shows it as the component {@code llmRateLimit}. */
+    static final String HEALTH_INDICATOR = "llmRateLimitHealthIndicator";
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
@@ -80,5 +87,30 @@ public class RateLimitAutoConfiguration {
     @ConditionalOnMissingBean
     public RateLimitRefusalAdvice llmRateLimitRefusalAdvice() {
         return new RateLimitRefusalAdvice();
+    }
+
+    /** The health indicator {@code llmRateLimit} where the actuator is Spring Boot 3's. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.actuate.health.HealthIndicator")
+    @ConditionalOnMissingClass("org.springframework.boot.health.contributor.HealthIndicator")
+    static class Boot3Health {
+
+        @Bean
+        @ConditionalOnMissingBean(name = HEALTH_INDICATOR)
+        Boot3HealthIndicator llmRateLimitHealthIndicator(RateLimitRuntime runtime) {
+            return new Boot3HealthIndicator(runtime);
+        }
+    }
+
+    /** The health indicator {@code llmRateLimit} where the actuator is Spring Boot 4's. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+    static class Boot4Health {
+
+        @Bean
+        @ConditionalOnMissingBean(name = HEALTH_INDICATOR)
+        Boot4HealthIndicator llmRateLimitHealthIndicator(RateLimitRuntime runtime) {
+            return new Boot4HealthIndicator(runtime);
+        }
     }
 }
