@@ -9,6 +9,7 @@ import dev.llmratelimit.servlet.RateLimitFilter;
 import jakarta.servlet.http.HttpServletRequest;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;
 
@@ -23,7 +24,8 @@ import java.util.function.Supplier;
  */
 final class RateLimitedMethodInterceptor implements MethodInterceptor {
 
-    private static final boolean SPRING_SECURITY = present("org.springframework.security.core.context.SecurityContextHolder");
+    private static final boolean SPRING_SECURITY = ClassUtils.isPresent(
+            "org.springframework.security.core.context.SecurityContextHolder", RateLimitedMethodInterceptor.class.getClassLoader());
 
     private final Supplier<RateLimitRuntime> runtime;
 
@@ -77,15 +79,6 @@ final class RateLimitedMethodInterceptor implements MethodInterceptor {
         @Override
         public Principal principal() {
             return SPRING_SECURITY ? SecurityContextPrincipal.current() : null;
-        }
-    }
-
-    private static boolean present(String className) {
-        try {
-            Class.forName(className, false, RateLimitedMethodInterceptor.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
         }
     }
 }
