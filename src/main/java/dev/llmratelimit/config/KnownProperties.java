@@ -14,7 +14,7 @@ import java.util.TreeSet;
  * setting of another version: start-up warns about it and {@code check} refuses it, naming the
  * closest known property. A new property is added here, beside its documentation.
  */
-final class KnownProperties {
+public final class KnownProperties {
 
     private static final String CALLER_LIMITS = "rpm-limit,tpm-limit,itpm-limit,otpm-limit,rpd-limit,tpd-limit,limits.*.*";
     private static final String SCOPE_SETTINGS = "{priority,team,user," + CALLER_LIMITS + ",max-parallel-requests,budget,soft-budget,budgets.*}";
@@ -54,7 +54,12 @@ final class KnownProperties {
         return messages;
     }
 
-    static boolean isKnown(String name) {
+    /** The known names that have no part the operator chooses, e.g. {@code llm.ratelimit.on-internal-error}. */
+    public static List<String> fixedNames() {
+        return PATTERNS.stream().filter(pattern -> !pattern.contains("*")).map(pattern -> PolicyParser.PREFIX + pattern).toList();
+    }
+
+    public static boolean isKnown(String name) {
         List<String> segments = PropertyNames.segments(name.substring(PolicyParser.PREFIX.length()));
         return PATTERNS.stream().anyMatch(pattern -> matches(PropertyNames.segments(pattern), segments));
     }

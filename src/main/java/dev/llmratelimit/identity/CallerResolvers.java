@@ -13,6 +13,8 @@ public final class CallerResolvers {
     public static final String PROPERTY = PolicyParser.PREFIX + "caller-resolver";
 
     private static final String JWT_API = "org.eclipse.microprofile.jwt.JsonWebToken";
+    private static final String SPRING_SECURITY = "org.springframework.security.core.Authentication";
+    private static final String SPRING_OAUTH2 = "org.springframework.security.oauth2.core.ClaimAccessor";
     private static final System.Logger LOG = System.getLogger(CallerResolvers.class.getName());
 
     private CallerResolvers() {
@@ -21,7 +23,7 @@ public final class CallerResolvers {
     /**
      * The class named in {@value #PROPERTY} (loaded with the thread context class loader, created
      * through its public no-argument constructor), or else the default resolver: metadata principal,
-     * MicroProfile JWT claims if the JWT API is present, static {@code principals.*}/{@code teams.*}
+     * Spring Security's authentication where it is present, MicroProfile JWT claims if the JWT API is present, static {@code principals.*}/{@code teams.*}
      * mapping.
      *
      * @throws PolicyException naming the property when the class cannot be used, or for invalid
@@ -34,17 +36,29 @@ public final class CallerResolvers {
         }
         StaticCallerResolver staticMapping = StaticCallerResolver.fromProperties(properties);
         JwtClaimNames claims = JwtClaimNames.fromProperties(properties);
-        if (!jwtApiPresent()) {
-            LOG.log(Level.DEBUG, "MicroProfile JWT API not present: JWT claims are not read");
-            return new DefaultCallerResolver(null, staticMapping);
+        PrincipalReader jwt = present(JWT_API) ? new JwtCallerReader(claims) : null;
+        PrincipalReader spring = present(SPRING_SECURITY) ? new SpringSecurityReader(claims, present(SPRING_OAUTH2)) : null;
+        if (jwt == null) {
+            LOG.log(Level.DEBUG, "MicroProfile JWT API not present: its JWT claims are not read");
         }
-        return new DefaultCallerResolver(new JwtCallerReader(claims), staticMapping);
+        return new DefaultCallerResolver(firstOf(spring, jwt), staticMapping);
     }
 
-    /** Checked with this library's own class loader: the one that would link {@link JwtCallerReader}. */
-    private static boolean jwtApiPresent() {
+    /** The first reader's caller, else the second's; either may be {@code null} (absent). */
+    private static PrincipalReader firstOf(PrincipalReader first, PrincipalReader second) {
+        if (first == null || second == null) {
+            return first != null ? first : second;
+        }
+        return principal -> {
+            Caller read = first.read(principal);
+            return read != null ? read : second.read(principal);
+        };
+    }
+
+    /** Checked with this library's own class loader: the one that would link the reader naming the class. */
+    private static boolean present(String className) {
         try {
-            Class.forName(JWT_API, false, CallerResolvers.class.getClassLoader());
+            Class.forName(className, false, CallerResolvers.class.getClassLoader());
             return true;
         } catch (ClassNotFoundException | LinkageError e) {
             return false;

@@ -18,22 +18,6 @@ final class JwtCallerReader implements PrincipalReader {
 
     @Override
     public Caller read(Principal principal) {
-        if (!(principal instanceof JsonWebToken jwt)) {
-            return null;
-        }
-        return new Caller(jwt.getName(),
-                ClaimValues.text(jwt.getClaim(claims.team())),
-                claimOrMember(jwt, claims.teamPriority(), claims.teamMetadata()),
-                claimOrMember(jwt, claims.priority(), claims.metadata()),
-                ClaimValues.text(jwt.getClaim(claims.user())),
-                new CallerLimits(ScopeLimits.fromMetadata(jwt.getClaim(claims.metadata())),
-                        ScopeLimits.fromMetadata(jwt.getClaim(claims.userMetadata())),
-                        ScopeLimits.fromMetadata(jwt.getClaim(claims.teamMetadata()))));
-    }
-
-    /** The priority claim itself, else member {@code priority} of the metadata object claim. */
-    private static String claimOrMember(JsonWebToken jwt, String claim, String objectClaim) {
-        String direct = ClaimValues.text(jwt.getClaim(claim));
-        return direct != null ? direct : ClaimValues.textIn(jwt.getClaim(objectClaim), "priority");
+        return principal instanceof JsonWebToken jwt ? ClaimsCaller.read(jwt.getName(), jwt::getClaim, claims) : null;
     }
 }

@@ -8,5 +8,5 @@ import java.security.Principal;
  * @param limitedByFilter whether {@code RateLimitFilter} already limited it
  * @param principal       its authenticated principal, or {@code null}
  */
-record ServedRequest(boolean limitedByFilter, Principal principal) {
+public record ServedRequest(boolean limitedByFilter, Principal principal) {
 }

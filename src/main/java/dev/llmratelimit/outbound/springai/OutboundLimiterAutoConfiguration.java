@@ -10,6 +10,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import dev.llmratelimit.spring.SpringProperties;
 import org.springframework.core.env.Environment;
 import org.springframework.web.client.RestClient;
 import org.springframework.web.reactive.function.client.WebClient;
@@ -29,7 +30,7 @@ public class OutboundLimiterAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public OutboundLimiter outboundLimiter(Environment environment) {
-        return OutboundLimiters.fromProperties(SpringProperties.withPrefix(environment, SpringProperties.LIBRARY_PREFIX));
+        return OutboundLimiters.fromProperties(SpringProperties.all(environment));
     }
 
     @Configuration(proxyBeanMethods = false)

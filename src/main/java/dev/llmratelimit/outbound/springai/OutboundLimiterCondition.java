@@ -2,6 +2,7 @@ package dev.llmratelimit.outbound.springai;
 
 import dev.llmratelimit.outbound.OutboundLimiter;
 import dev.llmratelimit.outbound.OutboundLimiters;
+import dev.llmratelimit.spring.SpringProperties;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
