@@ -56,10 +56,13 @@ class HungUpJsonAnswerTest {
             OutputStream out = response.getOutputStream();
             byte[] head = ("{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion\",\"padding\":\""
                     + "a".repeat(firstPiece - 70) + "\",\n").getBytes(StandardCharsets.US_ASCII);
-            long written = head.length;
-            out.write(head);
-            out.flush();
+            long written = 0;
             try {
+                // The client hangs up as soon as it has read the head, possibly before the container has
+                // written its chunk's last bytes: this flush may already fail.
+                written += head.length;
+                out.write(head);
+                out.flush();
                 clientHungUp.await(10, TimeUnit.SECONDS);
                 byte[] more = (" ".repeat(65_535) + "\n").getBytes(StandardCharsets.US_ASCII);
                 for (int i = 0; i < 1_000; i++) {
