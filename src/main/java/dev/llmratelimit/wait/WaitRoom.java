@@ -185,9 +185,17 @@ public final class WaitRoom implements AutoCloseable {
         long now = clock.millis();
         long next = Long.MAX_VALUE;
         Set<Object> stillFull = new HashSet<>();
+        long firstRefusalClears = Long.MAX_VALUE;
         List<Ticket> inOrder = new ArrayList<>(waiting);
         for (Ticket ticket : inOrder) {
             Waiter waiter = ticket.waiter;
+            long decidedAt = clock.millis();
+            if (decidedAt >= firstRefusalClears) {
+                // A window rolled during this pass: the capacity it freed goes to the waiters refused
+                // before the roll, in order, not to whoever comes next. A new pass starts from the top.
+                next = decidedAt;
+                break;
+            }
             if (now >= waiter.deadlineMillis()) {
                 // Decided once more: it may fit now, and the refusal it answers must be the current one (retry-after).
                 if (decide(ticket) != null && take(ticket)) {
@@ -201,6 +209,7 @@ public final class WaitRoom implements AutoCloseable {
                 if (refusal != null) {
                     stillFull.add(refusal.group());
                     next = Math.min(next, now + Math.max(1, refusal.clearsInMillis()));
+                    firstRefusalClears = Math.min(firstRefusalClears, decidedAt + Math.max(1, refusal.clearsInMillis()));
                 }
             }
         }

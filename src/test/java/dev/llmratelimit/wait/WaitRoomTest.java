@@ -39,6 +39,15 @@ class WaitRoomTest {
     }
 
     private WaitRoom.Waiter waiter(String name, int rank, long maxWaitMillis, String group) {
+        return waiter(name, rank, maxWaitMillis, group, Long.MIN_VALUE, 0);
+    }
+
+    /**
+     * @param opensAt        when the capacity becomes usable (a window rolls); refusals before say they clear then
+     * @param decisionMillis how long a refused decision takes on the clock
+     */
+    private WaitRoom.Waiter waiter(String name, int rank, long maxWaitMillis, String group, long opensAt,
+                                   long decisionMillis) {
         long deadline = clock.millis() + maxWaitMillis;
         return new WaitRoom.Waiter() {
             @Override
@@ -54,13 +63,15 @@ class WaitRoomTest {
             @Override
             public WaitRoom.Refusal attempt() {
                 decisions.incrementAndGet();
-                decidedAt.put(name, clock.millis() - start);
-                if (capacity.get() > 0) {
+                long now = clock.millis();
+                decidedAt.put(name, now - start);
+                if (now >= opensAt && capacity.get() > 0) {
                     capacity.decrementAndGet();
                     admitted.add(name);
                     return null;
                 }
-                return new WaitRoom.Refusal(group, 1_000);
+                clock.advance(Duration.ofMillis(decisionMillis));
+                return new WaitRoom.Refusal(group, now < opensAt ? opensAt - now : 1_000);
             }
 
             @Override
@@ -176,6 +187,26 @@ class WaitRoomTest {
         assertThat(admitted).containsExactly("w");
         assertThat(expired).isEmpty();
         assertThat(room.waiters()).isZero();
+    }
+
+    /**
+     * The window rolls while the pass decides: the higher rank was refused just before the roll (its
+     * pool's group), the lower rank would be admitted just after it (another group). The slot the
+     * roll freed goes to the higher rank in a new pass (which the room runs at once), not to the lower one.
+     */
+    @Test
+    void aWindowRollingDuringAPassServesTheHigherRankFirst() throws InterruptedException {
+        long rollAt = clock.millis() + 1_000;
+        capacity.set(1);
+        room.enter(waiter("dev", 1, 5_000, "dev-pool", rollAt, 0), 1_000);
+        room.enter(waiter("prod", 0, 5_000, "prod-pool", rollAt, 2), 1_000);
+        clock.advance(Duration.ofMillis(999));
+        room.pass();                                  // prod refused at 999, clearing at 1000; the pass is then at 1001
+        for (int i = 0; i < 500 && room.waiters() == 2; i++) {
+            Thread.sleep(10);
+        }
+        assertThat(room.waiters()).isEqualTo(1);
+        assertThat(admitted).containsExactly("prod");
     }
 
     /** A decision that throws is a bug of the limiter: the waiter is told so (its entry point answers it), not refused. */
