@@ -39,9 +39,15 @@ class HungUpJsonAnswerTest {
     private static final Encoding CL100K = Encodings.newDefaultEncodingRegistry().getEncoding(EncodingType.CL100K_BASE);
     private static final long PROMPT = 3 + 3 + tokens("user") + tokens("Hi");
 
-    /** Writes {@code firstPiece} bytes of the answer, waits for the client to hang up, then writes on until writing fails. */
+    /**
+     * Writes {@code firstPiece} bytes of the answer, waits for the client to hang up, then writes on until writing fails.
+     * The client can read the first piece's last byte before the container's flush of it has returned (the
+     * flush may still be writing the chunk's trailing bytes, and then fails), so it hangs up only once
+     * {@link #firstPieceSent} says the flush is done.
+     */
     static final class TwoFlushesServlet extends HttpServlet {
         final int firstPiece;
+        final CountDownLatch firstPieceSent = new CountDownLatch(1);
         final CountDownLatch clientHungUp = new CountDownLatch(1);
         final CompletableFuture<Long> attempted = new CompletableFuture<>();
 
@@ -58,11 +64,10 @@ class HungUpJsonAnswerTest {
                     + "a".repeat(firstPiece - 70) + "\",\n").getBytes(StandardCharsets.US_ASCII);
             long written = 0;
             try {
-                // The client hangs up as soon as it has read the head, possibly before the container has
-                // written its chunk's last bytes: this flush may already fail.
                 written += head.length;
                 out.write(head);
                 out.flush();
+                firstPieceSent.countDown();
                 clientHungUp.await(10, TimeUnit.SECONDS);
                 byte[] more = (" ".repeat(65_535) + "\n").getBytes(StandardCharsets.US_ASCII);
                 for (int i = 0; i < 1_000; i++) {
@@ -93,6 +98,7 @@ class HungUpJsonAnswerTest {
             byte[] body = ("{\"model\":\"m\",\"max_tokens\":" + MAX_TOKENS
                     + ",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}").getBytes(StandardCharsets.UTF_8);
             Socket socket = HangingUpClient.postAndReadUntil(server.port(), "sk-a", body, "\"padding\"");
+            assertThat(app.firstPieceSent.await(30, TimeUnit.SECONDS)).isTrue();
             socket.close();
             app.clientHungUp.countDown();
             long attempted = app.attempted.get(90, TimeUnit.SECONDS);
