@@ -12,14 +12,18 @@ import dev.llmratelimit.engine.Verdict;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Every decision not yet settled, so that a stop leaves nothing held in the store: {@link #stop}
  * refuses new decisions (503, whatever {@code on-store-failure} says), lets the calls in flight
  * finish for a grace period, then settles each one still outstanding as a success of unknown usage
  * (its reservation kept as the charge, its slots released; a decision without answer counted).
- * A settlement that comes after that changes nothing.
+ * A settlement of a decision the stop settled changes nothing. A decision the store certainly never
+ * ran holds nothing: it is not tracked (refused fail-closed, nobody settles it; served fail-open,
+ * its own settlement records it).
  */
 public final class OutstandingAdmissions implements AdmissionStore {
 
@@ -31,6 +35,10 @@ public final class OutstandingAdmissions implements AdmissionStore {
 
     private final AdmissionStore delegate;
     private final Map<String, Outstanding> outstanding = new ConcurrentHashMap<>();
+    /** Decisions the stop settled itself: their own settlement, when it comes, is dropped. */
+    private final Set<String> settledAtStop = ConcurrentHashMap.newKeySet();
+    /** Decisions under way: the stop waits for them too, since each may add an outstanding one. */
+    private final AtomicInteger deciding = new AtomicInteger();
     private volatile boolean stopping;
 
     public OutstandingAdmissions(AdmissionStore delegate) {
@@ -39,25 +47,33 @@ public final class OutstandingAdmissions implements AdmissionStore {
 
     @Override
     public Verdict decide(Plan plan) {
-        if (stopping) {
-            throw StoreUnavailableException.stopping("The rate limiter is stopping and admits no new request");
-        }
-        Verdict verdict;
+        deciding.incrementAndGet();          // before the check, so a stop that began sees this decision or refuses it
         try {
-            verdict = delegate.decide(plan);
-        } catch (StoreUnavailableException e) {
-            outstanding.put(plan.requestId(), new Outstanding(plan, true));   // served (fail-open) or cancelled: settled either way
-            throw e;
+            if (stopping) {
+                throw StoreUnavailableException.stopping("The rate limiter is stopping and admits no new request");
+            }
+            Verdict verdict;
+            try {
+                verdict = delegate.decide(plan);
+            } catch (StoreUnavailableException e) {
+                if (e.mayHaveRun()) {
+                    outstanding.put(plan.requestId(), new Outstanding(plan, true));   // served (fail-open) or cancelled: settled either way
+                }
+                throw e;
+            }
+            if (verdict.admitted()) {
+                outstanding.put(plan.requestId(), new Outstanding(plan, false));
+            }
+            return verdict;
+        } finally {
+            deciding.decrementAndGet();
         }
-        if (verdict.admitted()) {
-            outstanding.put(plan.requestId(), new Outstanding(plan, false));
-        }
-        return verdict;
     }
 
+    /** Whoever removes a decision settles it: its call, or the stop; the stop marks its own first. */
     @Override
     public void settle(Plan plan, Settlement settlement) {
-        if (outstanding.remove(plan.requestId()) != null || !stopping) {
+        if (outstanding.remove(plan.requestId()) != null || !settledAtStop.contains(plan.requestId())) {
             delegate.settle(plan, settlement);
         }
     }
@@ -74,7 +90,7 @@ public final class OutstandingAdmissions implements AdmissionStore {
     public int stop(Duration grace) {
         stopping = true;
         long deadline = System.nanoTime() + grace.toNanos();
-        while (!outstanding.isEmpty() && System.nanoTime() < deadline) {
+        while ((deciding.get() > 0 || !outstanding.isEmpty()) && System.nanoTime() < deadline) {
             try {
                 Thread.sleep(10);
             } catch (InterruptedException e) {
@@ -84,6 +100,7 @@ public final class OutstandingAdmissions implements AdmissionStore {
         }
         int settled = 0;
         for (String requestId : outstanding.keySet()) {
+            settledAtStop.add(requestId);
             Outstanding left = outstanding.remove(requestId);
             if (left == null) {
                 continue;                                    // finished meanwhile

@@ -24,8 +24,8 @@ import java.util.List;
  * settlement one {@code settle.lua} call (each with {@code window.lua}, the window rule both
  * share, in front), whatever groups the plan holds: one round trip each with standalone or
  * sentinel Redis. In Redis Cluster each hash slot the plan touches gets its own call, in plan
- * order; when a later slot refuses, the earlier ones are cancelled by request id (a cancel without
- * answer makes the refusal an {@link UncancelledRefusalException}, so it is sent again). Atomic on
+ * order; when a later slot refuses or fails, the earlier ones are cancelled by request id (a cancel
+ * without answer makes the refusal an {@link UncancelledRefusalException}, so it is sent again). Atomic on
  * the server and timed by its clock. Any Redisson failure becomes a {@link StoreUnavailableException}.
  * The script decides ({@code admit.lua} mirrors {@code PlanRule}); this class only assembles its
  * answer into a verdict.
@@ -82,7 +82,12 @@ public final class RedisAdmissionStore implements AdmissionStore {
         for (int c = 0; c < calls.size(); c++) {
             SlotCall call = calls.get(c);
             // A call that fails may still run later: whoever catches the failure cancels the request id.
-            Verdict verdict = admit(call);
+            Verdict verdict;
+            try {
+                verdict = admit(call);
+            } catch (StoreUnavailableException e) {
+                throw failedAfter(calls.subList(0, c), e);
+            }
             if (!verdict.admitted()) {
                 StoreUnavailableException failure = cancel(calls.subList(0, c));
                 if (failure != null) {
@@ -95,6 +100,22 @@ public final class RedisAdmissionStore implements AdmissionStore {
             }
         }
         return headline;
+    }
+
+    /**
+     * The failure of a call made after {@code counted} ones counted the request: those are
+     * cancelled now (their nodes just answered), so what the failure leaves applied is at most what
+     * the failed call itself may still apply, which its catcher cancels or settles. A failure that
+     * certainly did not run becomes one that may have run when a cancel got no answer, so the
+     * catcher cancels the whole decision again (or compensates it).
+     */
+    private StoreUnavailableException failedAfter(List<SlotCall> counted, StoreUnavailableException failure) {
+        StoreUnavailableException uncancelled = cancel(counted);
+        if (uncancelled == null || failure.mayHaveRun()) {
+            return failure;
+        }
+        return new StoreUnavailableException(failure.getMessage()
+                + "; the cancel of the hash slots that counted the request got no answer", failure);
     }
 
     private Verdict admit(SlotCall call) {

@@ -23,7 +23,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A runtime on a real redis-server stops with ten calls in flight (each holding a parallel slot and a
  * token reservation): it admits no new request (fail-open or not), lets two calls finish within the
- * grace period, settles the eight still running when it ends, and leaves nothing held in Redis.
+ * grace period, settles the eight still running when it ends, and leaves nothing held in Redis. A
+ * request refused (fail-closed) while the store's circuit was open is no call in flight: the stop
+ * counts nothing for it.
  */
 class RedisGracefulStopTest {
 
@@ -64,5 +66,28 @@ class RedisGracefulStopTest {
         assertThat(server.call("KEYS", "llmrl:*:req:*")).isEqualTo(List.of());  // no decision left open
         inFlight.get(2).complete(new Usage(0, 10, 0));                         // finishing after the stop changes nothing
         assertThat(server.call("HGET", MODEL, "t")).isEqualTo(String.valueOf(30 + 40 + 8 * 100));
+    }
+
+    @Test
+    void requestsRefusedWhileTheCircuitWasOpenAreNotCountedAtStop() throws Exception {
+        RedisServer server = REDIS.server();
+        RateLimitRuntime runtime = RateLimitRuntime.create(Policies.properties("models.m.rpm=1000", "store=redis",
+                "redis.address=" + server.address(), "redis.timeout=200ms", "on-store-failure=fail-closed",
+                "store-failure-threshold=1", "store-backoff=1s", "store-probe-interval=100ms",
+                "stop-grace-period=100ms"), null);
+        RateLimiter limiter = runtime.limiter();
+        admit(limiter, "m", null).complete(new Usage(1, 1, 0));              // served and counted: r = 1
+        server.pause();
+        Admission timedOut = admit(limiter, "m", null);                       // opens the circuit
+        assertThat(timedOut.outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_CLOSED);
+        for (int i = 0; i < 10; i++) {                                        // refused at once: never sent
+            assertThat(admit(limiter, "m", null).outcome()).isEqualTo(Admission.Outcome.STORE_FAILED_CLOSED);
+        }
+        server.resume();
+        Thread.sleep(1_200);                                                  // the circuit lets a probe through
+
+        runtime.close();
+
+        assertThat(server.call("HGET", MODEL, "r")).isEqualTo("1");           // only the served request
     }
 }

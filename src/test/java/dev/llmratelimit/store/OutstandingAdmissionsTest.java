@@ -1,0 +1,83 @@
+package dev.llmratelimit.store;
+
+import dev.llmratelimit.engine.AdmissionStore;
+import dev.llmratelimit.engine.GroupKind;
+import dev.llmratelimit.engine.Plan;
+import dev.llmratelimit.engine.Settlement;
+import dev.llmratelimit.engine.StoreUnavailableException;
+import dev.llmratelimit.engine.Verdict;
+import dev.llmratelimit.store.memory.MemoryAdmissionStore;
+import dev.llmratelimit.testsupport.Plans;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A stop that begins while a decision is under way in the store: the decision's answer comes
+ * during the grace period, and what it admitted is settled like any call in flight, so the
+ * caller's one parallel slot is free after the stop.
+ */
+class OutstandingAdmissionsTest {
+
+    @Test
+    void aDecisionUnderWayWhenTheStopBeginsIsSettledByTheStop() throws Exception {
+        MemoryAdmissionStore memory = new MemoryAdmissionStore();
+        Plan oneSlot = Plans.modelPlan("m", "default", 0, 0, 0, 0, false, 1.0, 60_000, false, 0,
+                Plans.caller(GroupKind.KEY, "sk-a", 0, 0, 1, 60_000));
+        CountDownLatch inStore = new CountDownLatch(1);
+        CountDownLatch answer = new CountDownLatch(1);
+        AdmissionStore slowOnce = new AdmissionStore() {             // the memory store, answering oneSlot late
+            @Override
+            public Verdict decide(Plan plan) {
+                if (plan.requestId().equals(oneSlot.requestId())) {
+                    inStore.countDown();
+                    await(answer);
+                }
+                return memory.decide(plan);
+            }
+
+            @Override
+            public void settle(Plan plan, Settlement settlement) {
+                memory.settle(plan, settlement);
+            }
+        };
+        OutstandingAdmissions outstanding = new OutstandingAdmissions(slowOnce);
+        CompletableFuture<Verdict> deciding = CompletableFuture.supplyAsync(() -> outstanding.decide(oneSlot));
+        inStore.await();
+        CompletableFuture<Integer> stopped = CompletableFuture.supplyAsync(() -> outstanding.stop(Duration.ofMillis(300)));
+        while (!refusedAsStopping(outstanding)) {
+            Thread.onSpinWait();
+        }
+        answer.countDown();
+
+        assertThat(deciding.get().admitted()).isTrue();              // the call goes ahead, its slot taken
+        assertThat(stopped.get()).isEqualTo(1);                      // and the stop settled it
+        assertThat(outstanding.size()).isZero();
+        assertThat(memory.decide(Plans.again(oneSlot)).admitted()).isTrue();   // the slot is free again
+    }
+
+    /** Whether a decision of another model is refused because the stop began (else it is settled at once). */
+    private static boolean refusedAsStopping(OutstandingAdmissions outstanding) {
+        Plan other = Plans.modelPlan("other", "default", 0, 0, 0, 0, false, 1.0, 60_000, false, 0);
+        try {
+            outstanding.decide(other);
+        } catch (StoreUnavailableException e) {
+            return e.stopping();
+        }
+        outstanding.settle(other, Settlement.of(0, 0));
+        return false;
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}
