@@ -77,13 +77,13 @@ class AdmitScriptMatchesPlanRuleTest {
         // The generator reaches every outcome the rule can give, each many times.
         assertThat(outcomes.get("admitted")).as(outcomes.toString()).isGreaterThan(CASES / 40);
         for (Dimension dimension : Dimension.WINDOWED) {
-            assertThat(outcomes.getOrDefault(GroupKind.MODEL + "/" + dimension, 0)).as("model " + dimension).isGreaterThan(20);
-            assertThat(outcomes.getOrDefault(GroupKind.POOL + "/" + dimension, 0)).as("pool " + dimension).isGreaterThan(20);
+            assertThat(outcomes.getOrDefault(GroupKind.MODEL + "/" + dimension, 0)).as("model " + dimension + " " + outcomes).isGreaterThan(10);
+            assertThat(outcomes.getOrDefault(GroupKind.POOL + "/" + dimension, 0)).as("pool " + dimension + " " + outcomes).isGreaterThan(10);
         }
         assertThat(outcomes.getOrDefault(GroupKind.KEY + "/" + Dimension.PARALLEL_REQUESTS, 0)
                 + outcomes.getOrDefault(GroupKind.USER + "/" + Dimension.PARALLEL_REQUESTS, 0)
-                + outcomes.getOrDefault(GroupKind.TEAM + "/" + Dimension.PARALLEL_REQUESTS, 0)).isGreaterThan(20);
-        assertThat(outcomes.getOrDefault(GroupKind.BUDGET + "/" + Dimension.MONEY, 0)).isGreaterThan(20);
+                + outcomes.getOrDefault(GroupKind.TEAM + "/" + Dimension.PARALLEL_REQUESTS, 0)).as(outcomes.toString()).isGreaterThan(10);
+        assertThat(outcomes.getOrDefault(GroupKind.BUDGET + "/" + Dimension.MONEY, 0)).as(outcomes.toString()).isGreaterThan(10);
     }
 
     private static long serverMillis(RespClient redis) {
