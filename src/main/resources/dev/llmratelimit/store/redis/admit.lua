@@ -24,17 +24,18 @@ local lease = tonumber(ARGV[2])
 local n = tonumber(ARGV[3])
 local marker = KEYS[#KEYS]
 
-if redis.call('EXISTS', marker) == 1 then
+-- The marker is claimed first: NX refuses a request id already decided or cancelled, and as the
+-- script's first write it is the one Redis refuses when full (maxmemory is checked at a script's
+-- first write only), so a full Redis fails the decision before anything is counted.
+if not redis.call('SET', marker, '', 'NX', 'PX', string.format('%d', lease)) then
     return {-1, 0}
 end
--- Redis checks maxmemory at a script's first write only, and any write command (even the slot
--- sets' clean-up, which adds nothing) lets every later one through. This write changes nothing
--- (the marker does not exist) but is one Redis refuses when full: a full Redis then fails the
--- decision before it counts anything, instead of admitting past maxmemory.
-redis.call('SET', marker, '', 'XX')
 
 local now = serverMillis()
 local g = {}
+-- the hashes in KEYS order of first use, each with the groups it holds (a model and its pools share one)
+local hashes = {}
+local hashOrder = {}
 local a = 3
 for i = 1, n do
     local group = {
@@ -53,35 +54,22 @@ for i = 1, n do
             current = 0, previous = 0}
         a = a + 3
     end
+    group.money = group.limMic >= 0 or group.leases > 0
     if group.hash > 0 then
-        local key = KEYS[group.hash]
-        if group.window > 0 then
-            group.windowEnd = rollWindow(key, now, group.window, group.sliding)
-        else
-            group.windowEnd = group.periodEnd
+        if hashes[group.hash] == nil then
+            hashes[group.hash] = {}
+            hashOrder[#hashOrder + 1] = group.hash
         end
-        group.left = math.max(0, group.windowEnd - now)
-        local s = group.suffix
+        local held = hashes[group.hash]
+        held[#held + 1] = group
         if group.leases > 0 then
             local expired = redis.call('ZRANGEBYSCORE', KEYS[group.leases], '-inf', now, 'LIMIT', 0, SWEEP)
             for _, member in ipairs(expired) do
-                addClamped(key, 'mr' .. s, -tonumber(string.match(member, '^(%d+):')))
+                addClamped(KEYS[group.hash], 'mr' .. group.suffix, -tonumber(string.match(member, '^(%d+):')))
             end
             if #expired > 0 then
                 redis.call('ZREM', KEYS[group.leases], unpack(expired))
             end
-        end
-        local fields = {'m' .. s, 'mr' .. s}
-        for _, dim in ipairs(group.dims) do
-            fields[#fields + 1] = dim.field .. s
-            fields[#fields + 1] = 'p' .. dim.field .. s
-        end
-        local read = redis.call('HMGET', key, unpack(fields))
-        group.m = tonumber(read[1]) or 0
-        group.mr = tonumber(read[2]) or 0
-        for d, dim in ipairs(group.dims) do
-            dim.current = tonumber(read[1 + 2 * d]) or 0
-            dim.previous = tonumber(read[2 + 2 * d]) or 0
         end
     end
     if group.slots > 0 then
@@ -89,6 +77,65 @@ for i = 1, n do
         group.inFlight = redis.call('ZCARD', KEYS[group.slots])
     end
     g[i] = group
+end
+
+-- One HMGET per hash: the window end and every field its groups use; a window that ended is rolled
+-- and its counts follow from what was read.
+for _, index in ipairs(hashOrder) do
+    local held = hashes[index]
+    local fields = {'e'}
+    for _, group in ipairs(held) do
+        local s = group.suffix
+        if group.money then
+            fields[#fields + 1] = 'm' .. s
+            fields[#fields + 1] = 'mr' .. s
+        end
+        for _, dim in ipairs(group.dims) do
+            fields[#fields + 1] = dim.field .. s
+            if group.sliding then
+                fields[#fields + 1] = 'p' .. dim.field .. s
+            end
+        end
+    end
+    local read = redis.call('HMGET', KEYS[index], unpack(fields))
+    local first = held[1]
+    local windowEnd = tonumber(read[1])
+    local rolled, follows = false, false
+    if first.window > 0 and mustRoll(now, windowEnd) then
+        windowEnd, follows = rollWindow(KEYS[index], now, first.window, first.sliding, windowEnd)
+        rolled = true
+    end
+    local at = 2
+    for _, group in ipairs(held) do
+        if group.window > 0 then
+            group.windowEnd = windowEnd
+        else
+            group.windowEnd = group.periodEnd
+        end
+        group.left = math.max(0, group.windowEnd - now)
+        if group.money then
+            group.m = tonumber(read[at]) or 0
+            group.mr = tonumber(read[at + 1]) or 0
+            at = at + 2
+        end
+        for _, dim in ipairs(group.dims) do
+            dim.current = tonumber(read[at]) or 0
+            at = at + 1
+            if group.sliding then
+                dim.previous = tonumber(read[at]) or 0
+                at = at + 1
+            end
+            if rolled then
+                -- the live counters were read before the roll: they are now the previous window's
+                if follows then
+                    dim.previous = dim.current
+                else
+                    dim.previous = 0
+                end
+                dim.current = 0
+            end
+        end
+    end
 end
 
 local function effective(group, dim)
@@ -161,6 +208,7 @@ for i = 1, n do
     result[c + 5] = group.windowEnd
 end
 if result[1] > 0 then
+    redis.call('DEL', marker)
     return result
 end
 
@@ -168,13 +216,15 @@ local ends = {}
 -- The record lives for the lease, and while a window it reserved tokens in still counts: a call that
 -- outlives its lease is then still settled against its reservation, not beside it.
 local keep = lease
-for i = 1, n do
-    local group = g[i]
-    if group.hash > 0 then
-        local key = KEYS[group.hash]
+for _, index in ipairs(hashOrder) do
+    local changed = {}
+    for _, group in ipairs(hashes[index]) do
         local s = group.suffix
         for _, dim in ipairs(group.dims) do
-            addClamped(key, dim.field .. s, dim.inc)
+            if dim.inc ~= 0 then
+                changed[#changed + 1] = dim.field .. s
+                changed[#changed + 1] = string.format('%d', clamped(dim.current, dim.inc))
+            end
             if dim.field ~= 'r' and dim.inc > 0 and group.window > 0 then
                 local life = group.windowEnd - now
                 if group.sliding then
@@ -183,17 +233,25 @@ for i = 1, n do
                 keep = math.max(keep, life)
             end
         end
-        if group.window == 0 then
-            redis.call('PEXPIREAT', key, string.format('%d', group.periodEnd + lease))
-        end
         if group.leases > 0 and group.incMic > 0 then
-            addClamped(key, 'mr' .. s, group.incMic)
+            changed[#changed + 1] = 'mr' .. s
+            changed[#changed + 1] = string.format('%d', clamped(group.mr, group.incMic))
             redis.call('ZADD', KEYS[group.leases], string.format('%d', now + lease),
                 string.format('%d', group.incMic) .. ':' .. requestId)
             -- lives as long as the counters it gives back to, so no reservation outlives its record
             redis.call('PEXPIREAT', KEYS[group.leases], string.format('%d', group.periodEnd + lease))
         end
     end
+    if #changed > 0 then
+        redis.call('HSET', KEYS[index], unpack(changed))
+    end
+    local first = hashes[index][1]
+    if first.window == 0 then
+        redis.call('PEXPIREAT', KEYS[index], string.format('%d', first.periodEnd + lease))
+    end
+end
+for i = 1, n do
+    local group = g[i]
     if group.slot then
         redis.call('ZADD', KEYS[group.slots], string.format('%d', now + lease), requestId)
         -- Every slot in the set ends no later than this one: the set goes when its last lease does.

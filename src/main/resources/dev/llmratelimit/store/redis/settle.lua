@@ -1,10 +1,10 @@
--- Finishes one decision of one hash slot, once (see AdmissionStore.settle): reads the request's
--- marker (the window ends admit.lua counted in). Marker 'x' (cancelled): nothing to do. A marker
--- of window ends: records the usage (each group's reservation replaced by it in the window it went
--- into; a group that reserved nothing records in its live window), or, to cancel, takes back
--- requests, reservations and money from the windows that counted them; then releases the slots
--- and deletes the marker. No marker (never applied, already settled, or its lease ended): a cancel
--- leaves the tombstone 'x' (a late admit.lua obeys it); a late settlement records its usage in the
+-- Finishes one decision of one hash slot, once (see AdmissionStore.settle): takes the request's
+-- marker (GETDEL: the window ends admit.lua counted in). Marker 'x' (cancelled): nothing to do. A
+-- marker of window ends: records the usage (each group's reservation replaced by it in the window it
+-- went into; a group that reserved nothing records in its live window), or, to cancel, takes back
+-- requests, reservations and money from the windows that counted them; then releases the slots.
+-- No marker (never applied, already settled, or its lease ended): a cancel leaves the tombstone 'x'
+-- (a late admit.lua obeys it); a late settlement records its usage in the
 -- live windows; an unanswered one (a request served although its decision got no answer) records
 -- the request and its usage in the live windows and leaves the tombstone, so it counts once whether
 -- its decision never runs or runs after this; anything else does nothing. Runs after window.lua.
@@ -26,8 +26,9 @@ local late = ARGV[6] ~= '0'
 local unanswered = ARGV[6] == '2'
 local markerKey = KEYS[#KEYS]
 
-local marker = redis.call('GET', markerKey)
+local marker = redis.call('GETDEL', markerKey)
 if marker == 'x' then
+    redis.call('SET', markerKey, 'x', 'PX', lease)        -- the tombstone stays for a late admit.lua
     return 0
 end
 if not marker and cancel then
@@ -44,19 +45,37 @@ if marker then
     end
 end
 
-local now = serverMillis()
+-- The server's clock, read only by the settlements that start a window.
+local now = nil
+local function clock()
+    if now == nil then
+        now = serverMillis()
+    end
+    return now
+end
 
--- The prefix of the window a decision counted in ('' live, 'p' previous), or nil if it no longer counts.
+-- Each rolling hash's live window end, read once per hash (nil: no live window).
+local liveEnds = {}
+local function liveEndOf(key)
+    if liveEnds[key] == nil then
+        liveEnds[key] = {value = tonumber(redis.call('HGET', key, 'e'))}
+    end
+    return liveEnds[key].value
+end
+
+-- The prefix of the window a decision counted in ('' live, 'p' previous), or nil if it no longer
+-- counts. A window whose end has passed but that no decision rolled yet still holds its counts: the
+-- next roll keeps them (sliding) or drops them, as it would have without this settlement.
 local function countedIn(key, group, windowEnd)
     if group.window == 0 then
         return ''
     end
-    local liveEnd = tonumber(redis.call('HGET', key, 'e'))
+    local liveEnd = liveEndOf(key)
     if liveEnd == nil then
         return nil
-    elseif windowEnd == liveEnd and (now < liveEnd or (group.sliding and now < liveEnd + group.window)) then
+    elseif windowEnd == liveEnd then
         return ''
-    elseif group.sliding and windowEnd == liveEnd - group.window and now < liveEnd then
+    elseif group.sliding and windowEnd == liveEnd - group.window then
         return 'p'
     end
     return nil
@@ -64,7 +83,10 @@ end
 
 local function liveWindow(key, group)
     if group.window > 0 then
-        rollWindow(key, now, group.window, group.sliding)
+        local windowEnd = liveEndOf(key)
+        if mustRoll(clock(), windowEnd) then
+            liveEnds[key] = {value = rollWindow(key, clock(), group.window, group.sliding, windowEnd)}
+        end
     else
         redis.call('PEXPIREAT', key, string.format('%d', group.periodEnd + lease))
     end
@@ -93,10 +115,6 @@ for i = 1, n do
         local key = KEYS[group.hash]
         local s = group.suffix
         local applied = marker ~= false and marker ~= nil
-        local counted = nil
-        if applied then
-            counted = countedIn(key, group, ends[i])
-        end
         if group.countsMoney then
             if group.leases > 0 and group.incMic > 0
                 and redis.call('ZREM', KEYS[group.leases], string.format('%d', group.incMic) .. ':' .. requestId) == 1 then
@@ -111,6 +129,7 @@ for i = 1, n do
                 addClamped(key, 'm' .. s, spent)
             end
         elseif cancel then
+            local counted = applied and countedIn(key, group, ends[i]) or nil
             if counted ~= nil then
                 for _, dim in ipairs(group.dims) do
                     addClamped(key, counted .. dim.field .. s, -dim.inc)
@@ -120,9 +139,11 @@ for i = 1, n do
             for _, dim in ipairs(group.dims) do
                 local reserved = applied and dim.inc or 0
                 if dim.settles and dim.usage >= 0 then
-                    local target = counted
+                    local target
                     if reserved == 0 then
                         target = liveWindow(key, group)
+                    else
+                        target = countedIn(key, group, ends[i])
                     end
                     if target ~= nil then
                         addClamped(key, target .. dim.field .. s, dim.usage - reserved)
@@ -141,9 +162,7 @@ for i = 1, n do
         end
     end
 end
-if marker then
-    redis.call('DEL', markerKey)
-elseif unanswered then
+if not marker and unanswered then
     redis.call('SET', markerKey, 'x', 'PX', lease)
 end
 return 1

@@ -14,16 +14,14 @@ local function serverMillis()
     return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
 
--- Starts the window 'now' lies in when the live one has ended: a sliding window follows on from
--- the one before while that is still inside the sliding span, its counters becoming the previous
--- ones; otherwise the new window starts now. Returns the live window's end.
-local function rollWindow(key, now, window, sliding)
-    local windowEnd = tonumber(redis.call('HGET', key, 'e'))
-    if windowEnd ~= nil and now < windowEnd then
-        return windowEnd
-    end
+-- Starts the window 'now' lies in, given the live window's end as read (nil: none; the caller
+-- rolls only when 'now' is at or past it): a sliding window follows on from the one before while
+-- that is still inside the sliding span, its counters becoming the previous ones; otherwise the new
+-- window starts now. Returns the new window's end and whether the old counters became the previous.
+local function rollWindow(key, now, window, sliding, windowEnd)
     local previous = {}
-    if sliding and windowEnd ~= nil and now < windowEnd + window then
+    local follows = sliding and windowEnd ~= nil and now < windowEnd + window
+    if follows then
         local fields = redis.call('HGETALL', key)
         for i = 1, #fields, 2 do
             local first = string.sub(fields[i], 1, 1)
@@ -43,7 +41,17 @@ local function rollWindow(key, now, window, sliding)
         expiresAt = windowEnd + window
     end
     redis.call('PEXPIREAT', key, string.format('%d', expiresAt))
-    return windowEnd
+    return windowEnd, follows
+end
+
+-- Whether a window that ends at windowEnd (nil: none) must be rolled at 'now'.
+local function mustRoll(now, windowEnd)
+    return windowEnd == nil or now >= windowEnd
+end
+
+-- A counter plus a (possibly negative) count, never below zero or above CAP.
+local function clamped(value, count)
+    return math.max(0, math.min(CAP, value + count))
 end
 
 -- Adds a (possibly negative) count to a counter, never taking it below zero or above CAP.
