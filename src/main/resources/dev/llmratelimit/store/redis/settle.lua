@@ -4,10 +4,11 @@
 -- went into; a group that reserved nothing records in its live window), or, to cancel, takes back
 -- requests, reservations and money from the windows that counted them; then releases the slots.
 -- No marker (never applied, already settled, or its lease ended): a cancel leaves the tombstone 'x'
--- (a late admit.lua obeys it); a late settlement records its usage in the
--- live windows; an unanswered one (a request served although its decision got no answer) records
--- the request and its usage in the live windows and leaves the tombstone, so it counts once whether
--- its decision never runs or runs after this; anything else does nothing. Runs after window.lua.
+-- (a late admit.lua obeys it); a late settlement records its usage in the live windows; an
+-- unanswered one (a request served although its decision got no answer) records the request and its
+-- usage in the live windows. Both leave the tombstone, so each counts once however often it is sent,
+-- and an unanswered one whether its decision never runs or runs after it; anything else does
+-- nothing. Runs after window.lua.
 -- A budget's money: the request's reservation is given back unless its lease gave it back
 -- already (exactly one ZREM of its member succeeds), and the cost is spent ('m'), once: -1 spends
 -- the worst case reserved.
@@ -162,7 +163,7 @@ for i = 1, n do
         end
     end
 end
-if not marker and unanswered then
-    redis.call('SET', markerKey, 'x', 'PX', lease)
+if not marker then
+    redis.call('SET', markerKey, 'x', 'PX', lease)     -- a late or unanswered one, sent again, counts nothing
 end
 return 1
