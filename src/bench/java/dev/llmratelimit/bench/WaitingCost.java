@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Part 6: what waiting instead of a 429 costs (docs/instead-of-429.md). A thousand waiters in the room of
  * one instance, refused by ten counter groups that stay full: the CPU of the room's thread and the
  * decisions it makes per second (it must sleep between passes, never spin), the room's memory per
- * waiter, and how soon a waiter is admitted after a finished request frees capacity.
+ * waiter, and how soon a waiter is admitted after a finished request frees capacity; and, in a JVM of its
+ * own ({@link WaitingHeap}), the heap that waiters with large bodies take and the byte budget that bounds it.
  */
 final class WaitingCost {
 
@@ -29,7 +30,7 @@ final class WaitingCost {
     static final Duration POLL = Duration.ofMillis(250);
 
     record Result(double seconds, long decisions, double roomCpuMillisPerSecond, long roomBytes,
-                  double wakeP50Micros, double wakeP99Micros) {
+                  double wakeP50Micros, double wakeP99Micros, WaitingHeap.Result heap) {
     }
 
     private final BenchSettings settings;
@@ -98,7 +99,8 @@ final class WaitingCost {
         }
         long[] wake = wakeUps(settings.mode().equals("full") ? 500 : 100);
         Arrays.sort(wake);
-        return new Result(seconds, decisions, cpu, bytes, wake[wake.length / 2] / 1e3, wake[(int) (wake.length * 0.99)] / 1e3);
+        return new Result(seconds, decisions, cpu, bytes, wake[wake.length / 2] / 1e3, wake[(int) (wake.length * 0.99)] / 1e3,
+                WaitingHeap.measureInChildJvm());
     }
 
     /** Nanoseconds from "capacity freed and signalled" to "the waiter admitted", one waiter at a time. */
@@ -166,5 +168,42 @@ final class WaitingCost {
                 .target("a waiter is admitted within 1 ms (p50) of capacity freed here", result.wakeP50Micros() < 1_000,
                         Report.fixed(result.wakeP50Micros(), 0) + " us")
                 .endTargets();
+        writeHeap(report, result.heap());
+    }
+
+    private static void writeHeap(Report report, WaitingHeap.Result heap) {
+        double bodyBytes = WaitingHeap.BODY_MIB * 1048576.0;
+        double roomHeap = heap.heapPerWaiterBytes() * (double) heap.waiters();
+        boolean bounded = heap.outOfMemoryErrors() == 0 && heap.other() == 0 && heap.waitingBytes() <= heap.maxWaitingBytes()
+                && heap.waiters() + heap.refusedAtOnce() == heap.requests();
+        report.paragraph("Large bodies waiting, in a JVM of its own with `" + WaitingHeap.HEAP + "`: the demo endpoint "
+                        + "behind the filter, its model full (`rpd=1`, used up first), `max-wait=120s`, the room's bounds at "
+                        + "their defaults; " + heap.requests() + " requests of " + WaitingHeap.BODY_MIB + " MiB ("
+                        + Report.fixed(heap.requests() * (double) WaitingHeap.BODY_MIB, 0) + " MiB, more than the heap) "
+                        + "sent one after the other, each on its own connection and left open, the next sent once the "
+                        + "previous one waits or is answered.")
+                .table(List.of("measure", "value"), List.of(
+                        List.of("waiting (bodies held / `max-waiting-bytes`)", heap.waiters() + " ("
+                                + mib(heap.waitingBytes()) + " / " + mib(heap.maxWaitingBytes()) + ")"),
+                        List.of("answered 429 at once", Integer.toString(heap.refusedAtOnce())),
+                        List.of("answered otherwise (none expected)", Integer.toString(heap.other())),
+                        List.of("heap per waiting request with its body (used heap after GC, with and without them)",
+                                mib(heap.heapPerWaiterBytes()) + " (" + Report.ratio(heap.heapPerWaiterBytes() / bodyBytes)
+                                        + " its body)"),
+                        List.of("used heap after GC with the room full / peak while sending / max heap",
+                                mib(heap.heapWithWaitersBytes()) + " / " + mib(heap.peakHeapBytes()) + " / "
+                                        + mib(heap.maxHeapBytes())),
+                        List.of("OutOfMemoryError in the server's log", Integer.toString(heap.outOfMemoryErrors()))))
+                .target("under `" + WaitingHeap.HEAP + "`, " + WaitingHeap.BODY_MIB + " MiB bodies offered past the heap "
+                        + "wait only within `max-waiting-bytes`, the others get their 429 at once, and no "
+                        + "OutOfMemoryError", bounded, heap.waiters() + " waiting with " + mib(heap.waitingBytes())
+                        + ", " + heap.refusedAtOnce() + " answered 429, " + heap.outOfMemoryErrors() + " OutOfMemoryError")
+                .target("a waiter holds its body once: the full room's heap at most 1.25x `max-waiting-bytes`",
+                        roomHeap <= 1.25 * heap.maxWaitingBytes(), Report.ratio(roomHeap / heap.maxWaitingBytes()))
+                .endTargets();
+    }
+
+    private static String mib(double bytes) {
+        return Report.fixed(bytes / 1048576.0, 1) + " MiB";
     }
 }

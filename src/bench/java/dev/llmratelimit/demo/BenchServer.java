@@ -39,6 +39,11 @@ public final class BenchServer implements AutoCloseable {
         return new BenchServer(rateLimitProperties, apiKeys, promptTokens, completionTokens, latency);
     }
 
+    /** The filter's runtime, or {@code null} without the filter. */
+    public RateLimitRuntime runtime() {
+        return runtime;
+    }
+
     public int port() {
         return port;
     }

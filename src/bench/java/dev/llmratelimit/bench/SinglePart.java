@@ -1,0 +1,55 @@
+package dev.llmratelimit.bench;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * {@code -Dbench.only=<part>}: one part measured alone. Its section takes the place of the same section of
+ * the BENCHMARKS.md already in the output directory, which must come from a run of the same mode (the
+ * other sections and the summary's headline stay as that run wrote them); without one, the file holds
+ * this part only.
+ */
+final class SinglePart {
+
+    /** Measures one part and writes its section. */
+    private interface Part {
+        void measureInto(BenchSettings settings, Report report) throws Exception;
+    }
+
+    /** The parts that need no other part's figures. */
+    static final Map<String, Part> PARTS = new TreeMap<>(Map.of(
+            "waiting", (settings, report) -> WaitingCost.write(report, new WaitingCost(settings).measure()),
+            "hostile-input", (settings, report) -> HostileInputCost.write(report, new HostileInputCost(settings).measure()),
+            "budgets", (settings, report) -> {
+                BudgetCost cost = new BudgetCost(settings);
+                BudgetCost.write(report, cost.measureMemory(), cost.measureJdbc());
+            }));
+
+    private SinglePart() {
+    }
+
+    static void run(String name, BenchSettings settings, Path file) throws Exception {
+        Part part = PARTS.get(name);
+        if (part == null) {
+            throw new IllegalArgumentException("bench.only must be all or one of " + PARTS.keySet() + ", not " + name);
+        }
+        long started = System.nanoTime();
+        Report report = new Report();
+        part.measureInto(settings, report);
+        double minutes = (System.nanoTime() - started) / 60e9;
+        String text = Files.exists(file)
+                ? ReportMerge.replaceSection(Files.readString(file, StandardCharsets.UTF_8), settings.mode(), report.body(),
+                        "Measured alone on " + ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_LOCAL_DATE)
+                                + " (`-Dbench.only=" + name + "`, " + Report.fixed(minutes, 1) + " min); the other "
+                                + "sections come from the run the header describes.")
+                : BenchmarkRunner.header(settings, minutes, report.targets(), "Only part `" + name + "` was run (`-Dbench.only="
+                        + name + "`).") + report.body();
+        Files.writeString(file, text, StandardCharsets.UTF_8);
+    }
+}
