@@ -8,7 +8,6 @@ import dev.llmratelimit.usage.TokenCounter;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
 import java.nio.charset.Charset;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -181,7 +180,7 @@ final class HostileInputCost {
         counter.promptTokens(body, body.length);                       // warm-up
         System.gc();
         long baseline = heapUsed();
-        List<MemoryPoolMXBean> pools = heapPools();
+        List<MemoryPoolMXBean> pools = Heap.pools();
         pools.forEach(MemoryPoolMXBean::resetPeakUsage);
         long allocatedBefore = threads.getCurrentThreadAllocatedBytes();
         long started = System.nanoTime();
@@ -192,18 +191,8 @@ final class HostileInputCost {
         return new PromptEstimate(name, tokens, millis, allocated, Math.max(0, peak - baseline));
     }
 
-    private static List<MemoryPoolMXBean> heapPools() {
-        List<MemoryPoolMXBean> heap = new ArrayList<>();
-        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-            if (pool.getType() == MemoryType.HEAP) {
-                heap.add(pool);
-            }
-        }
-        return heap;
-    }
-
     private static long heapUsed() {
-        return heapPools().stream().mapToLong(pool -> pool.getUsage().getUsed()).sum();
+        return Heap.pools().stream().mapToLong(pool -> pool.getUsage().getUsed()).sum();
     }
 
     private ReadingCost reading(String name, byte[] body) throws InvalidChatRequestException {

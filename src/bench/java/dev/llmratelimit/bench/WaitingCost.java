@@ -85,11 +85,11 @@ final class WaitingCost {
             for (int g = 0; g < GROUPS; g++) {
                 groups.add(new Capacity("group-" + g));
             }
-            long heapBefore = usedHeapAfterGc();
+            long heapBefore = Heap.usedAfterGc();
             for (int i = 0; i < WAITERS; i++) {
                 WaitingDecision.enter(room, false, groups.get(i % GROUPS), i % 3, Clock.systemUTC(), 3_600_000);
             }
-            bytes = usedHeapAfterGc() - heapBefore;
+            bytes = Heap.usedAfterGc() - heapBefore;
             Thread.sleep(500);                                   // the first decisions of every waiter
             long decisionsBefore = total(groups);
             long cpuBefore = roomThreadCpuNanos();
@@ -119,15 +119,6 @@ final class WaitingCost {
             }
         }
         return nanos;
-    }
-
-    private static long usedHeapAfterGc() throws InterruptedException {
-        Runtime runtime = Runtime.getRuntime();
-        for (int i = 0; i < 3; i++) {
-            System.gc();
-            Thread.sleep(50);
-        }
-        return runtime.totalMemory() - runtime.freeMemory();
     }
 
     private static long total(List<Capacity> groups) {

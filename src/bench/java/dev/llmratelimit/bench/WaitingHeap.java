@@ -9,9 +9,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
 import java.net.InetAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -82,8 +80,8 @@ final class WaitingHeap {
                     throw new IllegalStateException("the request that fills the model was not admitted");
                 }
             }
-            long baseline = usedHeapAfterGc();
-            heapPools().forEach(MemoryPoolMXBean::resetPeakUsage);
+            long baseline = Heap.usedAfterGc();
+            Heap.pools().forEach(MemoryPoolMXBean::resetPeakUsage);
             List<Socket> sockets = new ArrayList<>();
             for (int i = 0; i < REQUESTS; i++) {
                 int waitersBefore = room.waiters();
@@ -95,8 +93,8 @@ final class WaitingHeap {
                     Thread.sleep(1);
                 }
             }
-            long peak = heapPools().stream().mapToLong(pool -> pool.getPeakUsage().getUsed()).sum();
-            long withWaiters = usedHeapAfterGc();
+            long peak = Heap.pools().stream().mapToLong(pool -> pool.getPeakUsage().getUsed()).sum();
+            long withWaiters = Heap.usedAfterGc();
             int waiters = room.waiters();
             long waitingBytes = room.waitingBytes();
             int refused = 0;
@@ -135,18 +133,5 @@ final class WaitingHeap {
         byte[] line = new byte[12];
         int read = socket.getInputStream().readNBytes(line, 0, line.length);
         return read < line.length ? -1 : Integer.parseInt(new String(line, 9, 3, StandardCharsets.US_ASCII));
-    }
-
-    private static long usedHeapAfterGc() throws InterruptedException {
-        Runtime runtime = Runtime.getRuntime();
-        for (int i = 0; i < 3; i++) {
-            System.gc();
-            Thread.sleep(100);
-        }
-        return runtime.totalMemory() - runtime.freeMemory();
-    }
-
-    private static List<MemoryPoolMXBean> heapPools() {
-        return ManagementFactory.getMemoryPoolMXBeans().stream().filter(pool -> pool.getType() == MemoryType.HEAP).toList();
     }
 }
