@@ -119,8 +119,8 @@ final class HostileInputCost {
 
     /**
      * Runs every shape's estimate and the messages-only one until the JIT has compiled them, so that no
-     * row pays for compiling code the later rows share (the first row measured 1.6x to 2.2x of its
-     * steady state before, whichever shape came first).
+     * row pays for compiling code the later rows share: timed cold, whichever shape comes first takes
+     * 1.6x to 2.2x its steady-state time.
      */
     private void warmUpShapeEstimates() {
         for (EndpointShape shape : EndpointShape.values()) {
