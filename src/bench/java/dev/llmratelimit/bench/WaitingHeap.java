@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Part 6, the heap that waiting takes: a JVM of its own with {@value #HEAP} runs the demo endpoint behind the
- * filter (model full: {@code rpm=1}, used up first; {@code max-wait} long; the room's limits at their
+ * filter (model full: {@code rpd=1}, used up first; {@code max-wait} long; the room's limits at their
  * defaults) and is sent {@value #REQUESTS} requests of {@value #BODY_MIB} MiB one after the other, each
  * either parked in the wait room or answered before the next is sent: more than the heap if all waited.
  * It reports what the room holds, the heap per waiter (used heap after GC, with and without the waiters),
@@ -49,6 +49,7 @@ final class WaitingHeap {
         Process process = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), HEAP,
                 "-cp", System.getProperty("java.class.path"), WaitingHeap.class.getName())
                 .redirectErrorStream(true).start();
+        process.onExit().orTimeout(5, TimeUnit.MINUTES).exceptionally(timedOut -> process.destroyForcibly());
         String result = null;
         int outOfMemoryErrors = 0;
         try (BufferedReader output = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
@@ -60,9 +61,9 @@ final class WaitingHeap {
                 }
             }
         }
-        if (!process.waitFor(5, TimeUnit.MINUTES) || result == null) {
-            process.destroyForcibly();
-            throw new IllegalStateException("the waiting-heap JVM gave no result (exit " + process.exitValue() + ")");
+        if (process.waitFor() != 0 || result == null) {
+            throw new IllegalStateException("the waiting-heap JVM gave no result (exit " + process.exitValue()
+                    + "; it is stopped after 5 minutes)");
         }
         long[] v = Arrays.stream(result.split(" ")).mapToLong(Long::parseLong).toArray();
         return new Result((int) v[0], (int) v[1], v[2], v[3], (int) v[4], (int) v[5], v[6], v[7], v[8], v[9],
