@@ -42,6 +42,7 @@ public class DecisionBenchmark {
 
     private RateLimiter limiter;
     private RateLimiter measured;
+    private RateLimiter workConserving;
     private OpenTelemetrySdk sdk;
     private RateLimitRuntime withCallerLimits;
     private CallerPlan callerPlan;
@@ -51,6 +52,7 @@ public class DecisionBenchmark {
     @Setup
     public void setUp() {
         limiter = new RateLimiter(threePoolPolicy(), new MemoryAdmissionStore());
+        workConserving = new RateLimiter(workConservingPolicy(), new MemoryAdmissionStore());
         // Metrics on: the OpenTelemetry SDK with a reader (so every measurement is aggregated), no span current.
         sdk = OpenTelemetrySdk.builder().setMeterProvider(SdkMeterProvider.builder()
                 .registerMetricReader(InMemoryMetricReader.create()).build()).build();
@@ -80,6 +82,12 @@ public class DecisionBenchmark {
                 "reservation.prod=0.5", "reservation.dev=0.2", "window=60s");
     }
 
+    /** The same model and pools under {@code fairness=work-conserving}. */
+    static RateLimitPolicy workConservingPolicy() {
+        return Policies.policy("models.gpt-4o.rpm=" + RPM, "models.gpt-4o.tpm=" + TPM,
+                "reservation.prod=0.5", "reservation.dev=0.2", "window=60s", "fairness=work-conserving");
+    }
+
     private static Bandwidth minuteLimit(long capacity) {
         return Bandwidth.builder().capacity(capacity).refillGreedy(capacity, Duration.ofMinutes(1)).build();
     }
@@ -91,6 +99,14 @@ public class DecisionBenchmark {
     @Benchmark
     public Admission rateLimiter() {
         Admission admission = limiter.admit(AdmissionRequest.of("gpt-4o", "prod", null));
+        admission.abort();
+        return admission;
+    }
+
+    /** The same under work-conserving fairness: which pools asked within the window is read and marked too. */
+    @Benchmark
+    public Admission rateLimiterWorkConserving() {
+        Admission admission = workConserving.admit(AdmissionRequest.of("gpt-4o", "prod", null));
         admission.abort();
         return admission;
     }

@@ -34,7 +34,7 @@ final class DecisionCost {
         List<Cost> costs = new ArrayList<>();
         for (int threads : new int[] {1, 2}) {
             for (String benchmark : List.of("rateLimiter", "rateLimiterWithMetrics", "rateLimiterWithCallerLimits",
-                    "bucket4jTwoBuckets")) {
+                    "rateLimiterWorkConserving", "bucket4jTwoBuckets")) {
                 costs.add(run(benchmark, threads));
             }
         }
@@ -105,7 +105,13 @@ final class DecisionCost {
                 + "decision counter and one sample to the latency histogram, with precomputed attributes; no span "
                 + "current), a decision costs " + Report.ratio(metricsRatio) + " the decision without them (average, "
                 + "one thread). Without an SDK (or with `metrics.enabled=false`) no meter is called: the first row.");
+        double fairnessRatio = find(costs, "rateLimiterWorkConserving", 1).average() / ours.average();
+        report.paragraph("With `fairness=work-conserving` (the pools asked within the window are read and the request's "
+                + "pool marked, under the same lock), a decision costs " + Report.ratio(fairnessRatio)
+                + " the decision without it (average, one thread).");
         report.target("median decision <= 1 us on one thread", ours.p50() <= 1_000, Report.fixed(ours.p50(), 0) + " ns")
+                .target("work-conserving fairness costs at most 1.2x (average, one thread)", fairnessRatio <= 1.2,
+                        Report.ratio(fairnessRatio))
                 .target("metrics on cost at most 10 % more (average, one thread)", metricsRatio <= 1.10,
                         Report.ratio(metricsRatio))
                 .target("within 2x of Bucket4j's cost on one thread (average)", ratio <= 2.0, Report.ratio(ratio))
@@ -117,6 +123,7 @@ final class DecisionCost {
             case "rateLimiter" -> "llm-ratelimit (memory)";
             case "rateLimiterWithCallerLimits" -> "llm-ratelimit (memory) + caller limits";
             case "rateLimiterWithMetrics" -> "llm-ratelimit (memory) + OpenTelemetry metrics";
+            case "rateLimiterWorkConserving" -> "llm-ratelimit (memory), fairness=work-conserving";
             default -> "Bucket4j, 2 local buckets";
         };
     }

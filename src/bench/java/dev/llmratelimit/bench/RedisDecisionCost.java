@@ -65,6 +65,9 @@ final class RedisDecisionCost implements AutoCloseable {
         AdmissionRequest request = AdmissionRequest.of("gpt-4o", "prod", null).withTokens(PromptTokens.known(10), 20);
         calls.put(REQUEST, () -> limiter.admit(request).complete(USAGE));
         calls.put(DECIDE, () -> limiter.admit(request));
+        RateLimiter workConserving = new RateLimiter(DecisionBenchmark.workConservingPolicy(),
+                RedisAdmissionStore.using(client, "bench-wc:"));
+        calls.put(DECIDE_WORK_CONSERVING, () -> workConserving.admit(request));
 
         RScript script = client.getScript(StringCodec.INSTANCE);
         String sha = script.scriptLoad(NO_OP_SCRIPT);
@@ -95,6 +98,7 @@ final class RedisDecisionCost implements AutoCloseable {
 
     static final String REQUEST = "llm-ratelimit admit + settle (2 scripts)";
     static final String DECIDE = "llm-ratelimit admit alone (1 script)";
+    static final String DECIDE_WORK_CONSERVING = "llm-ratelimit admit alone, fairness=work-conserving";
     static final String NO_OP_TWICE = "no-op Lua script, 2 round trips";
     static final String NO_OP = "no-op Lua script, 1 round trip (EVALSHA, Redisson, same codec)";
     static final String BUCKET4J = "Bucket4j Redisson proxy, 2 buckets";
@@ -201,11 +205,23 @@ final class RedisDecisionCost implements AutoCloseable {
         double requestThroughput = request.medianThroughput() / noOpTwice.medianThroughput();
         double decideThroughput = find(results, DECIDE).medianThroughput() / noOp.medianThroughput();
         double vsBucket4j = find(results, DECIDE).medianThroughput() / find(results, BUCKET4J).medianThroughput();
+        Result decide = find(results, DECIDE);
+        Result shared = find(results, DECIDE_WORK_CONSERVING);
+        double fairnessLatency = shared.latencies().percentileMicros(50) / decide.latencies().percentileMicros(50);
+        double fairnessThroughput = decide.medianThroughput() / shared.medianThroughput();
+        report.paragraph("With `fairness=work-conserving` the decision also reads which pools asked within the window "
+                + "(one `HMGET` of the model's activity hash) and marks its own pool (`HSET`, `PEXPIRE`), in the same "
+                + "script: p50 " + Report.ratio(fairnessLatency) + " and throughput cost " + Report.ratio(fairnessThroughput)
+                + " those of the decision without it.");
         report.target("admit + settle p50 <= 1.3x two no-op round trips", requestLatency <= 1.3, Report.ratio(requestLatency))
                 .target("admit + settle throughput >= 0.8x two no-op round trips", requestThroughput >= 0.8,
                         Report.ratio(requestThroughput))
                 .target("decision throughput >= 0.8x the no-op script", decideThroughput >= 0.8, Report.ratio(decideThroughput))
                 .target("decision throughput >= 1.0x Bucket4j on Redisson", vsBucket4j >= 1.0, Report.ratio(vsBucket4j))
+                .target("work-conserving decision p50 <= 1.2x the decision without it", fairnessLatency <= 1.2,
+                        Report.ratio(fairnessLatency))
+                .target("work-conserving decision throughput cost <= 1.2x", fairnessThroughput <= 1.2,
+                        Report.ratio(fairnessThroughput))
                 .endTargets();
     }
 

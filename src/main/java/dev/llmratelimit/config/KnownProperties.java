@@ -23,8 +23,8 @@ public final class KnownProperties {
     private static final List<String> PATTERNS = expand(List.of(
             "config-file", "reload-interval", "enabled", "filter.enabled", "interceptor.enabled",
             "window", "window-mode", "rate-limit-type", "token-admission", "mode", "reject-unknown-models",
-            "saturation-threshold", "default-priority", "reservation.*", "expected-output-tokens", "expected-output-min-tokens",
-            "models.*.{rpm,tpm,itpm,otpm,rpd,tpd,limits.*.*,saturation-threshold,reservation.*,expected-output-tokens,fallbacks,fallbacks.*,max-wait,max-wait.*}",
+            "saturation-threshold", "fairness", "default-priority", "reservation.*", "expected-output-tokens", "expected-output-min-tokens",
+            "models.*.{rpm,tpm,itpm,otpm,rpd,tpd,limits.*.*,saturation-threshold,fairness,reservation.*,expected-output-tokens,fallbacks,fallbacks.*,max-wait,max-wait.*}",
             "priority-order", "max-wait", "max-wait.*", "max-waiters", "max-waiters-per-caller", "max-waiting-bytes", "wait-poll-interval",
             "paths", "path-shapes.*", "error-style", "inject-stream-usage", "max-body-size",
             "store", "on-store-failure", "on-internal-error", "stop-grace-period", "store-backoff", "store-failure-threshold", "store-probe-interval",

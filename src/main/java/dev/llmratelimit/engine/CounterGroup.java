@@ -13,11 +13,20 @@ import dev.llmratelimit.policy.KeyHash;
  * @param window      how the group's counters roll
  * @param enforcement whether its limits are checked or only tracked
  * @param increments  what an admitted request adds
+ * @param sharing     a pool's work-conserving fairness, {@code null} for a fixed share or another kind
  */
 public record CounterGroup(GroupKind kind, String id, String member, GroupWindow window, Limits limits,
-                           Enforcement enforcement, Increments increments) {
+                           Enforcement enforcement, Increments increments, PoolSharing sharing) {
+
+    public CounterGroup(GroupKind kind, String id, String member, GroupWindow window, Limits limits,
+                        Enforcement enforcement, Increments increments) {
+        this(kind, id, member, window, limits, enforcement, increments, null);
+    }
 
     public CounterGroup {
+        if (sharing != null && kind != GroupKind.POOL) {
+            throw new IllegalArgumentException("Only a pool shares its model");
+        }
         if (kind == GroupKind.POOL && !window.isRolling()) {
             throw new IllegalArgumentException("A pool group lives in its model's rolling window");
         }
@@ -29,7 +38,13 @@ public record CounterGroup(GroupKind kind, String id, String member, GroupWindow
     /** The same group with other increments (a request's token estimate, its worst-case cost). */
     public CounterGroup withIncrements(Increments other) {
         return other.equals(increments) ? this
-                : new CounterGroup(kind, id, member, window, limits, enforcement, other);
+                : new CounterGroup(kind, id, member, window, limits, enforcement, other, sharing);
+    }
+
+    /** A work-conserving pool as decided with these pools active: its limits are its share among them. */
+    public CounterGroup among(boolean[] activePools) {
+        return new CounterGroup(kind, id, member, window, sharing.limitsAmong(activePools), enforcement, increments,
+                sharing.among(activePools));
     }
 
     /** Whether settling a request changes this group's tokens (it limits tokens of some kind). */

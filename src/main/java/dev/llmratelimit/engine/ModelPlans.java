@@ -1,5 +1,6 @@
 package dev.llmratelimit.engine;
 
+import dev.llmratelimit.policy.Fairness;
 import dev.llmratelimit.policy.ModelPolicy;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,10 +35,12 @@ final class ModelPlans {
                     new Limits(window.limits(), Limits.NONE, Limits.NONE), Enforcement.ALWAYS, oneRequest);
             first = first == null ? modelGroup : first;
             noteSmallest(window.limits());
-            for (String pool : model.poolNames()) {
+            List<String> pools = model.poolNames();
+            for (int self = 0; self < pools.size(); self++) {
+                String pool = pools.get(self);
                 CounterGroup poolGroup = new CounterGroup(GroupKind.POOL, model.name(), pool, window.window(),
                         new Limits(shares(window.limits(), model.shareOf(pool)), Limits.NONE, Limits.NONE),
-                        poolEnforcement, oneRequest);
+                        poolEnforcement, oneRequest, sharing(model, self, window.limits()));
                 firstPools.putIfAbsent(pool, poolGroup);
                 List<CounterGroup> groups = planGroups.computeIfAbsent(pool, p -> new ArrayList<>(2));
                 groups.add(modelGroup);
@@ -49,6 +52,19 @@ final class ModelPlans {
                     windowMillis, clock));
         }
         groups = new ModelGroups(first, model.poolNames().stream().map(firstPools::get).toList());
+    }
+
+    /** Work-conserving fairness of pool {@code self} in a window with these limits; {@code null} for fixed shares. */
+    private static PoolSharing sharing(ModelPolicy model, int self, long[] limits) {
+        if (model.fairness() != Fairness.WORK_CONSERVING || !model.poolsEnforced()) {
+            return null;
+        }
+        List<String> pools = model.poolNames();
+        double[] shares = new double[pools.size()];
+        for (int p = 0; p < shares.length; p++) {
+            shares[p] = model.shareOf(pools.get(p));
+        }
+        return new PoolSharing(pools, shares, self, limits, null);
     }
 
     private static long[] shares(long[] limits, double share) {

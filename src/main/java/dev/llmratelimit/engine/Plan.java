@@ -65,6 +65,49 @@ public record Plan(String requestId, String model, String pool, List<CounterGrou
         return index < 0 ? 0 : groups.get(index).increments().of(dimension);
     }
 
+    /** Whether a group of the plan is a work-conserving pool, whose limits depend on the pools active. */
+    public boolean sharesWork() {
+        for (CounterGroup group : groups) {
+            if (group.sharing() != null) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * This plan as decided: each work-conserving pool group held to its share among the pools
+     * active ({@code active[i]} for group {@code i}, {@code null} for the other groups).
+     */
+    public Plan among(boolean[][] active) {
+        List<CounterGroup> decided = new ArrayList<>(groups.size());
+        for (int i = 0; i < groups.size(); i++) {
+            CounterGroup group = groups.get(i);
+            decided.add(group.sharing() == null ? group : group.among(active[i]));
+        }
+        return new Plan(requestId, model, pool, decided, leaseMillis, cost);
+    }
+
+    /**
+     * Whether the request reached the model's limits: admitted, or refused by the model, its pool or
+     * a group checked after them (a budget). This marks its pool active; a request its caller's own
+     * limits refused did not ask the model and leaves its pool as it was.
+     */
+    public boolean askedModel(Verdict verdict) {
+        int model = modelIndex();
+        return model >= 0 && (verdict.admitted() || verdict.refusal().index() >= model);
+    }
+
+    /** The sharing of the plan's first work-conserving pool group as decided, {@code null} without one. */
+    public PoolSharing sharing() {
+        for (CounterGroup group : groups) {
+            if (group.sharing() != null) {
+                return group.sharing();
+            }
+        }
+        return null;
+    }
+
     /** This plan with more groups after its own (budgets). */
     public Plan plus(List<CounterGroup> more, UsageCost moreCost) {
         if (more.isEmpty()) {

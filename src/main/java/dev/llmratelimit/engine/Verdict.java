@@ -16,9 +16,15 @@ import java.util.Arrays;
  * @param resetMillis admitted: milliseconds until the model's window ends; refused: until the
  *                    refusal would clear if no other request came
  * @param budget      the tightest budget and a reached soft budget ({@link BudgetFigures#NONE} without budgets)
+ * @param sharing     the pool's work-conserving share as decided (the active pools), {@code null} for a fixed share
  */
 public record Verdict(Refusal refusal, boolean strict, double saturation, long[] limits, long[] remaining,
-                      long resetMillis, BudgetFigures budget) {
+                      long resetMillis, BudgetFigures budget, PoolSharing sharing) {
+
+    public Verdict(Refusal refusal, boolean strict, double saturation, long[] limits, long[] remaining,
+                   long resetMillis, BudgetFigures budget) {
+        this(refusal, strict, saturation, limits, remaining, resetMillis, budget, null);
+    }
 
     public Verdict {
         limits = limits.clone();
@@ -74,7 +80,7 @@ public record Verdict(Refusal refusal, boolean strict, double saturation, long[]
     /** This verdict with its refusal moved to another index of a larger plan and other budget figures. */
     public Verdict remapped(int[] planIndexes, BudgetFigures otherBudget) {
         Refusal moved = refusal == null ? null : refusal.at(planIndexes[refusal.index()], refusal.resetMillis());
-        return new Verdict(moved, strict, saturation, limits, remaining, resetMillis, otherBudget);
+        return new Verdict(moved, strict, saturation, limits, remaining, resetMillis, otherBudget, sharing);
     }
 
     /** The model or pool limit that refused; {@code null} when admitted or refused by another group. */
@@ -92,7 +98,7 @@ public record Verdict(Refusal refusal, boolean strict, double saturation, long[]
         return other instanceof Verdict that && java.util.Objects.equals(refusal, that.refusal) && strict == that.strict
                 && Double.compare(saturation, that.saturation) == 0 && Arrays.equals(limits, that.limits)
                 && Arrays.equals(remaining, that.remaining) && resetMillis == that.resetMillis
-                && budget.equals(that.budget);
+                && budget.equals(that.budget) && java.util.Objects.equals(sharing, that.sharing);
     }
 
     @Override
@@ -105,6 +111,6 @@ public record Verdict(Refusal refusal, boolean strict, double saturation, long[]
     public String toString() {
         return "Verdict[refusal=" + refusal + ", strict=" + strict + ", saturation=" + saturation + ", limits="
                 + Arrays.toString(limits) + ", remaining=" + Arrays.toString(remaining) + ", resetMillis=" + resetMillis
-                + ", budget=" + budget + "]";
+                + ", budget=" + budget + (sharing == null ? "" : ", sharing=" + sharing) + "]";
     }
 }

@@ -29,7 +29,7 @@ public final class VerdictFigures {
             limits[found.dimension().index()] = found.limit();
             remaining[found.dimension().index()] = refusal.remaining();
         }
-        return new Verdict(refusal, strict, saturation, limits, remaining, clears, budget);
+        return new Verdict(refusal, strict, saturation, limits, remaining, clears, budget, plan.sharing());
     }
 
     private static boolean strict(Plan plan, double saturation) {
@@ -55,7 +55,7 @@ public final class VerdictFigures {
         long[] remaining = Verdict.noFigures();
         if (model < 0) {
             return new Verdict(null, strict, saturation, limits, remaining, firstRemaining(counts),
-                    BudgetFigures.of(plan, counts));
+                    BudgetFigures.of(plan, counts), plan.sharing());
         }
         for (int i = 0; i < counts.length; i++) {
             CounterGroup group = plan.group(i);
@@ -78,7 +78,7 @@ public final class VerdictFigures {
             }
         }
         return new Verdict(null, strict, saturation, limits, remaining, counts[model].remainingMillis(),
-                BudgetFigures.of(plan, counts));
+                BudgetFigures.of(plan, counts), plan.sharing());
     }
 
     private static long firstRemaining(GroupCounts[] counts) {

@@ -4,6 +4,7 @@ import dev.llmratelimit.engine.Dimension;
 import dev.llmratelimit.engine.GroupWindow;
 import dev.llmratelimit.engine.Limits;
 import dev.llmratelimit.engine.Plan;
+import dev.llmratelimit.engine.PoolSharing;
 import dev.llmratelimit.engine.Refusal;
 import dev.llmratelimit.engine.Verdict;
 
@@ -26,11 +27,18 @@ public final class RefusalMessages {
                 + ", Model RPM: " + capacity(model.requests())
                 + alsoLimited(model, Dimension.INPUT_TOKENS, "ITPM") + alsoLimited(model, Dimension.OUTPUT_TOKENS, "OTPM")
                 + ", Remaining: " + verdict.remaining(dimension);
+        String priority = "Priority: " + plan.pool() + sharing(verdict.sharing());
         if (verdict.refusedBy().isPool()) {
-            return "Priority-based rate limit exceeded. Model: " + plan.model() + ", Priority: " + plan.pool()
+            return "Priority-based rate limit exceeded. Model: " + plan.model() + ", " + priority
                     + ", " + details + ", Model saturation: " + percent(verdict.saturation(), 1);
         }
-        return "Model capacity reached for " + plan.model() + ". Priority: " + plan.pool() + ", " + details;
+        return "Model capacity reached for " + plan.model() + ". " + priority + ", " + details;
+    }
+
+    /** Under work-conserving fairness, the pools active and the share they leave this one. */
+    private static String sharing(PoolSharing sharing) {
+        return sharing == null ? "" : ", active priorities: " + String.join(", ", sharing.activePools())
+                + ", share now: " + percent(sharing.shareNow(), 1);
     }
 
     /** A refusal by a caller scope; a key shows only as a short hash ({@code CounterGroup#label()}). */

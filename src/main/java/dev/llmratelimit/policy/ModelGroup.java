@@ -14,9 +14,10 @@ import java.util.Map;
  * @param reservations per-model reservations; they replace the global ones of the same priority
  * @param expectedOutputTokens per-model starting expectation of completion tokens ({@code reserve}),
  *                             or {@code null} for the global one
+ * @param fairness per-model fairness, or {@code null} for the global one
  */
 public record ModelGroup(String name, List<RateLimit> limits, Double saturationThreshold,
-                         Map<String, Reservation> reservations, Long expectedOutputTokens) {
+                         Map<String, Reservation> reservations, Long expectedOutputTokens, Fairness fairness) {
 
     public ModelGroup {
         limits = List.copyOf(limits);

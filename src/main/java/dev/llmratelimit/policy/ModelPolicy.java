@@ -15,10 +15,11 @@ import java.util.Map;
  * @param expectedOutputTokens completion tokens {@code token-admission=reserve} expects of a request
  *                             without {@code max_tokens} until this model's responses teach it better
  * @param expectedOutputMinTokens the least that expectation ever is, whatever the responses teach
+ * @param fairness             how the pools share the model while it is saturated
  */
 public record ModelPolicy(String name, List<RateLimit> limits, double saturationThreshold,
                           Map<String, Double> shares, double defaultShare, long expectedOutputTokens,
-                          long expectedOutputMinTokens) {
+                          long expectedOutputMinTokens, Fairness fairness) {
 
     /** The name of the pool every caller without a configured priority shares. */
     public static final String DEFAULT_POOL = "default";

@@ -43,6 +43,7 @@ public final class PolicyParser {
         if (window.isZero() || window.isNegative()) {
             throw new PolicyException(PREFIX + "window", value("window", ""), "the window must be longer than zero");
         }
+        Fairness fairness = choice("fairness", "saturation", Fairness.class);
         Map<String, Reservation> globalReservations = new TreeMap<>();
         Map<String, ModelGroupBuilder> groups = new TreeMap<>();
         for (Map.Entry<String, String> entry : properties.entrySet()) {
@@ -67,7 +68,7 @@ public final class PolicyParser {
             ModelGroup group = builder.build();
             if (group.isLimited()) {
                 models.put(group.name(), resolve(group, window.toMillis(), globalReservations, threshold, defaultShare,
-                        expectedOutput, expectedOutputMin));
+                        expectedOutput, expectedOutputMin, fairness));
             }
         }
         return new RateLimitPolicy(models, window,
@@ -81,7 +82,7 @@ public final class PolicyParser {
 
     private static ModelPolicy resolve(ModelGroup group, long windowMillis, Map<String, Reservation> globalReservations,
                                        double globalThreshold, double defaultShare, long expectedOutput,
-                                       Long expectedOutputMin) {
+                                       Long expectedOutputMin, Fairness globalFairness) {
         String modelPrefix = PREFIX + "models." + PropertyNames.quote(group.name()) + ".";
         Map<String, Double> shares = new HashMap<>();
         globalReservations.forEach((priority, reservation) ->
@@ -96,7 +97,8 @@ public final class PolicyParser {
         long expected = group.expectedOutputTokens() != null ? group.expectedOutputTokens() : expectedOutput;
         List<RateLimit> limits = group.limits().stream().map(limit -> LimitNames.normalized(limit, windowMillis)).toList();
         return new ModelPolicy(group.name(), limits, threshold, shares, defaultShare, expected,
-                expectedOutputMin != null ? expectedOutputMin : expected);
+                expectedOutputMin != null ? expectedOutputMin : expected,
+                group.fairness() != null ? group.fairness() : globalFairness);
     }
 
     private static String checkedPriority(String property, String priority) {
@@ -138,7 +140,10 @@ public final class PolicyParser {
     }
 
     private <E extends Enum<E>> E choice(String name, String defaultValue, Class<E> type) {
-        String text = value(name, defaultValue);
+        return choiceOf(PREFIX + name, value(name, defaultValue), type);
+    }
+
+    static <E extends Enum<E>> E choiceOf(String property, String text, Class<E> type) {
         for (E constant : type.getEnumConstants()) {
             if (constant.name().replace('_', '-').equalsIgnoreCase(text)) {
                 return constant;
@@ -148,7 +153,7 @@ public final class PolicyParser {
         for (E constant : type.getEnumConstants()) {
             allowed.append(allowed.length() == 0 ? "" : ", ").append(constant.name().replace('_', '-').toLowerCase(Locale.ROOT));
         }
-        throw new PolicyException(PREFIX + name, text, "expected one of " + allowed);
+        throw new PolicyException(property, text, "expected one of " + allowed);
     }
 
     /** Collects the properties of one model before they are validated together. */
@@ -157,6 +162,7 @@ public final class PolicyParser {
         private final List<RateLimit> limits = new ArrayList<>();
         private Double threshold;
         private Long expectedOutputTokens;
+        private Fairness fairness;
         private final Map<String, Reservation> reservations = new TreeMap<>();
 
         ModelGroupBuilder(String name) {
@@ -174,12 +180,14 @@ public final class PolicyParser {
                 threshold = fraction(property, value);
             } else if (rest.size() == 1 && key.equals("expected-output-tokens")) {
                 expectedOutputTokens = tokens(property, value);
+            } else if (rest.size() == 1 && key.equals("fairness")) {
+                fairness = choiceOf(property, value.trim(), Fairness.class);
             } else if (rest.size() == 2 && key.equals("reservation")) {
                 reservations.put(checkedPriority(property, rest.get(1)), Reservation.parse(property, value));
             } else {
                 throw new PolicyException(property, value,
                         "unknown model setting (expected rpm, tpm, itpm, otpm, rpd, tpd, limits.<dimension>.<duration>,"
-                                + " saturation-threshold, expected-output-tokens, reservation.<priority>, fallbacks or max-wait)");
+                                + " saturation-threshold, fairness, expected-output-tokens, reservation.<priority>, fallbacks or max-wait)");
             }
         }
 
@@ -208,7 +216,7 @@ public final class PolicyParser {
         }
 
         ModelGroup build() {
-            return new ModelGroup(name, limits, threshold, reservations, expectedOutputTokens);
+            return new ModelGroup(name, limits, threshold, reservations, expectedOutputTokens, fairness);
         }
     }
 }

@@ -2,7 +2,9 @@ package dev.llmratelimit.store;
 
 import dev.llmratelimit.engine.AdmissionStore;
 import dev.llmratelimit.engine.CounterGroup;
+import dev.llmratelimit.engine.Dimension;
 import dev.llmratelimit.engine.Limits;
+import dev.llmratelimit.engine.PoolSharing;
 import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.ModelGroups;
 import dev.llmratelimit.engine.Plan;
@@ -85,12 +87,25 @@ public final class LocalShareAdmissionStore implements AdmissionStore {
         List<CounterGroup> groups = new ArrayList<>(plan.groups().size());
         for (CounterGroup group : plan.groups()) {
             Limits limits = group.limits();
+            long[] windowed = new long[Dimension.WINDOWED.size()];
+            for (Dimension dimension : Dimension.WINDOWED) {
+                windowed[dimension.index()] = share(limits.of(dimension), instances);
+            }
+            PoolSharing sharing = group.sharing();
             groups.add(new CounterGroup(group.kind(), group.id(), group.member(), group.window(),
-                    new Limits(share(limits.requests(), instances), share(limits.tokens(), instances),
-                            share(limits.parallel(), instances), share(limits.micros(), instances)),
-                    group.enforcement(), group.increments()));
+                    new Limits(windowed, share(limits.parallel(), instances), share(limits.micros(), instances)),
+                    group.enforcement(), group.increments(),
+                    sharing == null ? null : sharing.withCapacity(share(sharing.capacity(), instances))));
         }
         return new Plan(plan.requestId(), plan.model(), plan.pool(), groups, plan.leaseMillis(), plan.cost());
+    }
+
+    private static long[] share(long[] limits, int instances) {
+        long[] shared = new long[limits.length];
+        for (int i = 0; i < limits.length; i++) {
+            shared[i] = share(limits[i], instances);
+        }
+        return shared;
     }
 
     private static long share(long limit, int instances) {

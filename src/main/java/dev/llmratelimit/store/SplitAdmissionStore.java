@@ -101,7 +101,8 @@ public final class SplitAdmissionStore implements AdmissionStore {
         if (!budgeted.admitted()) {
             Refusal refusal = budgeted.refusal();
             return new Verdict(refusal.at(budgetPart.indexes()[refusal.index()], refusal.resetMillis()), counted.strict(),
-                    counted.saturation(), Verdict.noFigures(), Verdict.noFigures(), refusal.resetMillis(), figures);
+                    counted.saturation(), Verdict.noFigures(), Verdict.noFigures(), refusal.resetMillis(), figures,
+                    counted.sharing());
         }
         return remapped(counterPart, counted, figures);
     }

@@ -887,4 +887,72 @@ public abstract class AdmissionStoreContract {
         assertThat(team.current()).isEqualTo(60);
         assertThat(team.limit()).isEqualTo(50);
     }
+
+    @Test
+    void underWorkConservingFairnessALonePriorityUsesTheWholeModel() {
+        RateLimiter limiter = limiter("models.m.rpm=100", "reservation.a=0.5", "reservation.b=0.5",
+                "saturation-threshold=0.5", "fairness=work-conserving");
+
+        assertThat(admitUntilRefused(limiter, "m", "a", 1000)).isEqualTo(100);      // saturation fairness: 50
+        Verdict full = decide(limiter, "m", "a");
+        assertThat(full.refusedBy()).isEqualTo(Limit.MODEL_REQUESTS);
+        assertThat(full.sharing().activePools()).containsExactly("a");
+        assertThat(full.sharing().shareNow()).isEqualTo(1.0);
+
+        Verdict b = decide(limiter, "m", "b");
+        assertThat(b.refusedBy()).isEqualTo(Limit.MODEL_REQUESTS);
+        assertThat(b.sharing().activePools()).containsExactly("a", "b");
+        assertThat(b.sharing().shareNow()).isEqualTo(0.5);
+    }
+
+    @Test
+    void underWorkConservingFairnessEachArrivingPriorityTakesItsShareBack() {
+        RateLimiter limiter = limiter("models.m.rpm=100", "reservation.a=0.5", "reservation.b=0.25",
+                "default-priority=0.25", "saturation-threshold=0.5", "fairness=work-conserving");
+
+        assertThat(admitUntilRefused(limiter, "m", "a", 60)).isEqualTo(60);         // alone: up to 100
+        assertThat(decide(limiter, "m", "b").admitted()).isTrue();                   // b is active from here
+        assertThat(admitUntilRefused(limiter, "m", "a", 1000)).isEqualTo(6);        // 0.5 / 0.75 of 100 = 66
+        Verdict a = decide(limiter, "m", "a");
+        assertThat(a.refusedBy()).isEqualTo(Limit.POOL_REQUESTS);
+        assertThat(a.requestLimit()).isEqualTo(66);
+        assertThat(a.sharing().activePools()).containsExactly("a", "b");
+
+        assertThat(admitUntilRefused(limiter, "m", "b", 1000)).isEqualTo(32);       // 0.25 / 0.75: 33
+        Verdict b = decide(limiter, "m", "b");
+        assertThat(b.refusedBy()).isEqualTo(Limit.POOL_REQUESTS);
+        assertThat(b.requestLimit()).isEqualTo(33);
+
+        assertThat(admitUntilRefused(limiter, "m", null, 1000)).isEqualTo(1);       // the model is full at 100
+        Verdict others = decide(limiter, "m", null);
+        assertThat(others.refusedBy()).isEqualTo(Limit.MODEL_REQUESTS);
+        assertThat(others.sharing().activePools()).containsExactly("default", "a", "b");
+        assertThat(others.sharing().shareNow()).isEqualTo(0.25);
+        Verdict aAmongAll = decide(limiter, "m", "a");
+        assertThat(aAmongAll.refusedBy()).isEqualTo(Limit.MODEL_REQUESTS);                // checked before the pool
+        assertThat(aAmongAll.sharing().shareNow()).isEqualTo(0.5);
+    }
+
+    @Test
+    void underWorkConservingFairnessAPoolThatStoppedAskingIsIdleAfterAWindow() throws InterruptedException {
+        RateLimiter limiter = limiter("models.m.rpm=10", "reservation.a=0.5", "reservation.b=0.5",
+                "saturation-threshold=0", "fairness=work-conserving", "window=" + rollingWindow());
+
+        assertThat(decide(limiter, "m", "b").admitted()).isTrue();
+        assertThat(admitUntilRefused(limiter, "m", "a", 100)).isEqualTo(5);
+        passWindow(limiter.policy().window());
+        assertThat(admitUntilRefused(limiter, "m", "a", 100)).isEqualTo(10);
+        assertThat(decide(limiter, "m", "a").sharing().activePools()).containsExactly("a");
+    }
+
+    @Test
+    void underSaturationFairnessALonePriorityIsHeldToItsShareAboveTheThreshold() {
+        RateLimiter limiter = limiter("models.m.rpm=100", "reservation.a=0.5", "reservation.b=0.5",
+                "saturation-threshold=0.5");
+
+        assertThat(admitUntilRefused(limiter, "m", "a", 1000)).isEqualTo(50);
+        Verdict a = decide(limiter, "m", "a");
+        assertThat(a.refusedBy()).isEqualTo(Limit.POOL_REQUESTS);
+        assertThat(a.sharing()).isNull();
+    }
 }

@@ -28,6 +28,9 @@ final class CounterCell {
     final Map<String, Long> slots = new HashMap<>(4);
     /** A budget period's reservations, created on first use. */
     private MoneyReservations reservations;
+    /** When each pool of a work-conserving model last asked for capacity; kept across windows. */
+    private Map<String, Long> asked;
+    private long lastAsked = Long.MIN_VALUE;
 
     /* Figures of a field: one per windowed dimension (at its index), then money. */
     private static final int REQUESTS = Dimension.REQUESTS.index();
@@ -148,10 +151,26 @@ final class CounterCell {
         }
     }
 
-    /** Whether nothing in the cell counts any more at {@code now}. */
+    /** Notes that a pool asked for capacity at {@code now}. */
+    void asked(String pool, long now) {
+        if (asked == null) {
+            asked = new HashMap<>(4);
+        }
+        asked.put(pool, now);
+        lastAsked = Math.max(lastAsked, now);
+    }
+
+    /** Whether a pool asked for capacity within the last {@code window} milliseconds. */
+    boolean askedWithin(String pool, long now, long window) {
+        Long at = asked == null ? null : asked.get(pool);
+        return at != null && at > now - window;
+    }
+
+    /** Whether nothing in the cell counts any more at {@code now}: no counter, slot or active pool. */
     boolean expired(long now) {
         long countsUntil = window.sliding() ? end + window.millis() : end;
-        return now >= countsUntil && inFlight(now) == 0;
+        boolean activity = asked != null && now - lastAsked < window.millis();
+        return now >= countsUntil && inFlight(now) == 0 && !activity;
     }
 
     /** Adds to one counter, never below zero, never above the cap. */

@@ -11,6 +11,7 @@ import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.ModelGroups;
 import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.engine.PlanRule;
+import dev.llmratelimit.engine.PoolSharing;
 import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.StoreUnavailableException;
 import dev.llmratelimit.engine.Verdict;
@@ -91,7 +92,15 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 }
                 counts[i] = cell.read(field(group), now, now);
             }
-            Verdict verdict = PlanRule.decide(plan, counts);
+            Verdict verdict;
+            if (plan.sharesWork()) {
+                verdict = PlanRule.decide(plan.among(activePools(groups, held, now)), counts);
+                if (plan.askedModel(verdict)) {
+                    noteAsked(groups, held, now);
+                }
+            } else {
+                verdict = PlanRule.decide(plan, counts);
+            }
             if (verdict.admitted()) {
                 long[] ends = new long[counts.length];
                 for (int i = 0; i < counts.length; i++) {
@@ -103,6 +112,29 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             return verdict;
         } finally {
             unlock(held);
+        }
+    }
+
+    /** Per work-conserving pool group, which of its model's pools asked within the window; {@code null} for others. */
+    private static boolean[][] activePools(List<CounterGroup> groups, CounterCell[] held, long now) {
+        boolean[][] active = new boolean[groups.size()][];
+        for (int i = 0; i < active.length; i++) {
+            PoolSharing sharing = groups.get(i).sharing();
+            if (sharing != null) {
+                active[i] = new boolean[sharing.pools().size()];
+                for (int k = 0; k < active[i].length; k++) {
+                    active[i][k] = held[i].askedWithin(sharing.pools().get(k), now, groups.get(i).window().millis());
+                }
+            }
+        }
+        return active;
+    }
+
+    private static void noteAsked(List<CounterGroup> groups, CounterCell[] held, long now) {
+        for (int i = 0; i < groups.size(); i++) {
+            if (groups.get(i).sharing() != null) {
+                held[i].asked(groups.get(i).member(), now);
+            }
         }
     }
 

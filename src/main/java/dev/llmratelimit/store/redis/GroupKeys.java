@@ -33,8 +33,10 @@ import java.util.Base64;
  * @param leases the sorted set of its money reservations, {@code null} for a group without money
  * @param suffix the fields' suffix inside the hash
  * @param tag    the hash tag: groups with equal tags are in one cluster slot
+ * @param activity the hash of when each pool of a work-conserving model last asked, per window
+ *               ({@code <hash>:a}, field the pool's name); {@code null} for other groups
  */
-record GroupKeys(String hash, String slots, String leases, String suffix, String tag) {
+record GroupKeys(String hash, String slots, String leases, String suffix, String tag, String activity) {
 
     private static final Base64.Encoder BASE64URL = Base64.getUrlEncoder().withoutPadding();
 
@@ -43,7 +45,7 @@ record GroupKeys(String hash, String slots, String leases, String suffix, String
         if (group.kind() == GroupKind.MODEL || group.kind() == GroupKind.POOL) {
             String key = modelKey(prefix, group.id());
             return new GroupKeys(key + window, null, null, group.kind() == GroupKind.POOL ? ":" + group.member() : "",
-                    key.substring(prefix.length()));
+                    key.substring(prefix.length()), group.sharing() == null ? null : key + window + ":a");
         }
         String tag = "{" + group.kind().code() + "." + encode(group.id()) + "}";
         String base = prefix + tag;
@@ -56,7 +58,7 @@ record GroupKeys(String hash, String slots, String leases, String suffix, String
         }
         hash += window;
         return new GroupKeys(group.window().counts() ? hash : null, group.limits().limitsParallel() ? base + ":s" : null,
-                group.countsMoney() ? hash + ":l" : null, "", tag);
+                group.countsMoney() ? hash + ":l" : null, "", tag, null);
     }
 
     static String modelKey(String prefix, String model) {

@@ -8,6 +8,7 @@ import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.ModelGroups;
 import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.engine.PlanRule;
+import dev.llmratelimit.engine.PoolSharing;
 import dev.llmratelimit.engine.Refusal;
 import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.StoreUnavailableException;
@@ -124,27 +125,37 @@ public final class RedisAdmissionStore implements AdmissionStore {
         if (refusedAt < 0) {
             throw StoreUnavailableException.notRun("The decision was cancelled before it ran");
         }
+        Plan plan = call.subPlan;
         GroupCounts[] counts = new GroupCounts[call.planIndexes.length];
+        boolean[][] active = new boolean[counts.length][];
         int at = 2;
         for (int i = 0; i < counts.length; i++) {
             long[] current = new long[Dimension.WINDOWED.size()];
             long[] previous = new long[current.length];
-            for (Dimension dimension : SlotCall.dimensionsOf(call.subPlan.group(i))) {
+            for (Dimension dimension : SlotCall.dimensionsOf(plan.group(i))) {
                 current[dimension.index()] = read.get(at++);
                 previous[dimension.index()] = read.get(at++);
             }
             counts[i] = new GroupCounts(current, previous, read.get(at), read.get(at + 1), read.get(at + 2),
                     read.get(at + 3), read.get(at + 4));
             at += FIGURES_PER_GROUP;
+            PoolSharing sharing = plan.group(i).sharing();
+            if (sharing != null) {
+                active[i] = new boolean[sharing.pools().size()];
+                for (int k = 0; k < active[i].length; k++) {
+                    active[i][k] = read.get(at++) == 1;
+                }
+            }
         }
         // The script decided and counted; Java only assembles its answer with the verdict's figures.
+        Plan decided = plan.sharesWork() ? plan.among(active) : plan;
         Refusal refusal = null;
         if (refusedAt > 0) {
             int index = refusedAt - 1;
             Dimension dimension = Dimension.values()[read.get(1).intValue() - 1];
-            refusal = PlanRule.refusal(index, call.subPlan.group(index), counts[index], dimension);
+            refusal = PlanRule.refusal(index, decided.group(index), counts[index], dimension);
         }
-        Verdict verdict = VerdictFigures.of(call.subPlan, counts, PlanRule.saturation(call.subPlan, counts), refusal);
+        Verdict verdict = VerdictFigures.of(decided, counts, PlanRule.saturation(decided, counts), refusal);
         return verdict.admitted() ? verdict : verdict.remapped(call.planIndexes, verdict.budget());
     }
 

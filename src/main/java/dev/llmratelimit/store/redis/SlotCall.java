@@ -8,6 +8,7 @@ import dev.llmratelimit.engine.GroupWindow;
 import dev.llmratelimit.engine.Increments;
 import dev.llmratelimit.engine.Limits;
 import dev.llmratelimit.engine.Plan;
+import dev.llmratelimit.engine.PoolSharing;
 import dev.llmratelimit.engine.Settlement;
 
 import java.util.ArrayList;
@@ -28,6 +29,7 @@ final class SlotCall {
     private final int[] hashIndex;
     private final int[] slotsIndex;
     private final int[] leasesIndex;
+    private final int[] activityIndex;
     private final String[] suffix;
 
     private SlotCall(Plan plan, List<Integer> indexes, List<GroupKeys> groupKeys) {
@@ -41,12 +43,14 @@ final class SlotCall {
         hashIndex = new int[planIndexes.length];
         slotsIndex = new int[planIndexes.length];
         leasesIndex = new int[planIndexes.length];
+        activityIndex = new int[planIndexes.length];
         suffix = new String[planIndexes.length];
         for (int i = 0; i < planIndexes.length; i++) {
             GroupKeys k = groupKeys.get(planIndexes[i]);
             hashIndex[i] = k.hash() == null ? 0 : keyIndex.computeIfAbsent(k.hash(), h -> keyIndex.size() + 1);
             slotsIndex[i] = k.slots() == null ? 0 : keyIndex.computeIfAbsent(k.slots(), h -> keyIndex.size() + 1);
             leasesIndex[i] = k.leases() == null ? 0 : keyIndex.computeIfAbsent(k.leases(), h -> keyIndex.size() + 1);
+            activityIndex[i] = k.activity() == null ? 0 : keyIndex.computeIfAbsent(k.activity(), h -> keyIndex.size() + 1);
             suffix[i] = k.suffix();
         }
         keys = new ArrayList<>(keyIndex.size() + 1);
@@ -106,13 +110,31 @@ final class SlotCall {
             args.add(add.slot() ? "1" : "0");
             List<Dimension> dimensions = dimensionsOf(group);
             args.add(Integer.toString(dimensions.size()));
+            PoolSharing sharing = group.sharing();
             for (Dimension dimension : dimensions) {
                 args.add(String.valueOf(dimension.field()));
-                args.add(Long.toString(limits.of(dimension)));
+                // a work-conserving pool's limit is the model's, times the share the script works out
+                args.add(Long.toString(sharing == null ? limits.of(dimension) : sharing.capacity()[dimension.index()]));
                 args.add(Long.toString(add.of(dimension)));
             }
+            sharingArgs(args, i, sharing);
         }
         return args.toArray();
+    }
+
+    /** The number of pools (0: a fixed share), then the activity hash's index, this pool's (1-based), each pool and its share. */
+    private void sharingArgs(List<Object> args, int i, PoolSharing sharing) {
+        if (sharing == null) {
+            args.add("0");
+            return;
+        }
+        args.add(Integer.toString(sharing.pools().size()));
+        args.add(Integer.toString(activityIndex[i]));
+        args.add(Integer.toString(sharing.self() + 1));
+        for (int k = 0; k < sharing.pools().size(); k++) {
+            args.add(sharing.pools().get(k));
+            args.add(Double.toString(sharing.shares()[k]));
+        }
     }
 
     Object[] settleArgs(Settlement settlement) {

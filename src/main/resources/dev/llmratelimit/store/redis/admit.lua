@@ -9,11 +9,15 @@
 --          window), sliding (1/0), period end ms (0: none), model group (1/0), limits parallel,
 --          micros (-1: none), enforcement (0 always, 1 when the model is saturated, 2 tracked),
 --          threshold, increments micros, slot (1/0), then the number of its windowed dimensions
---          and per dimension: field letter, limit (-1: none), increment
+--          and per dimension: field letter, limit (-1: none; a work-conserving pool's: the model's),
+--          increment; then the number of the model's pools for a work-conserving pool (else 0) and
+--          if any: the activity hash's index in KEYS, this pool's place (1-based), each pool's name
+--          and share
 -- Returns  {refused group (0 admitted, -1 the request id was already decided or cancelled),
 --          refused dimension (1 requests, 2 tokens, 3 input tokens, 4 output tokens, 5 parallel,
 --          6 money), then per group: per windowed dimension its count and the previous window's,
---          then micros spent, micros reserved, slots in flight, ms left, window end}
+--          then micros spent, micros reserved, slots in flight, ms left, window end, and for a
+--          work-conserving pool per pool 1 if it was active, else 0}
 -- A budget's reservations whose lease ended are given back first, at most SWEEP per budget and
 -- decision (every decision on the budget sweeps, so they never pile up).
 local SWEEP = 64
@@ -53,6 +57,20 @@ for i = 1, n do
         group.dims[d] = {field = ARGV[a + 1], limit = tonumber(ARGV[a + 2]), inc = tonumber(ARGV[a + 3]),
             current = 0, previous = 0}
         a = a + 3
+    end
+    local poolCount = tonumber(ARGV[a + 1])
+    a = a + 1
+    if poolCount > 0 then
+        group.activity = tonumber(ARGV[a + 1])
+        group.self = tonumber(ARGV[a + 2])
+        a = a + 2
+        group.pools = {}
+        group.shares = {}
+        for k = 1, poolCount do
+            group.pools[k] = ARGV[a + 1]
+            group.shares[k] = tonumber(ARGV[a + 2])
+            a = a + 2
+        end
     end
     group.money = group.limMic >= 0 or group.leases > 0
     if group.hash > 0 then
@@ -138,6 +156,34 @@ for _, index in ipairs(hashOrder) do
     end
 end
 
+-- A work-conserving pool's limits are the model's times its share among the pools that asked within
+-- the window, the asking one always among them (PoolSharing.limitsAmong): its dims hold the model's.
+for i = 1, n do
+    local group = g[i]
+    if group.pools then
+        local asked = redis.call('HMGET', KEYS[group.activity], unpack(group.pools))
+        local sum = 0.0
+        group.active = {}
+        for k = 1, #group.pools do
+            local at = tonumber(asked[k])
+            local active = k == group.self or (at ~= nil and at > now - group.window)
+            group.active[k] = active
+            if active then
+                sum = sum + group.shares[k]
+            end
+        end
+        local share = 0.0
+        if sum > 0 then
+            share = group.shares[group.self] / sum
+        end
+        for _, dim in ipairs(group.dims) do
+            if dim.limit >= 0 then
+                dim.limit = math.floor(dim.limit * share + 1e-9)
+            end
+        end
+    end
+end
+
 local function effective(group, dim)
     if not group.sliding then
         return dim.current
@@ -206,6 +252,32 @@ for i = 1, n do
     result[c + 3] = group.inFlight
     result[c + 4] = group.left
     result[c + 5] = group.windowEnd
+    if group.pools then
+        for k = 1, #group.pools do
+            if group.active[k] then
+                result[c + 5 + k] = 1
+            else
+                result[c + 5 + k] = 0
+            end
+        end
+    end
+end
+-- A request that reached the model's limits (admitted, or refused by them or a group after them)
+-- marks its pool active in each window (Plan.askedModel).
+local modelIndex = 0
+for i = n, 1, -1 do
+    if g[i].model then
+        modelIndex = i
+    end
+end
+if modelIndex > 0 and (result[1] == 0 or result[1] >= modelIndex) then
+    for i = 1, n do
+        local group = g[i]
+        if group.pools then
+            redis.call('HSET', KEYS[group.activity], group.pools[group.self], string.format('%d', now))
+            redis.call('PEXPIRE', KEYS[group.activity], string.format('%d', group.window))
+        end
+    end
 end
 if result[1] > 0 then
     redis.call('DEL', marker)

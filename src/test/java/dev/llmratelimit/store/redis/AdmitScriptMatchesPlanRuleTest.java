@@ -10,6 +10,7 @@ import dev.llmratelimit.engine.Increments;
 import dev.llmratelimit.engine.Limits;
 import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.engine.PlanRule;
+import dev.llmratelimit.engine.PoolSharing;
 import dev.llmratelimit.engine.Verdict;
 import dev.llmratelimit.testsupport.RedisServerExtension;
 import dev.llmratelimit.testsupport.RespClient;
@@ -44,6 +45,8 @@ class AdmitScriptMatchesPlanRuleTest {
     private static final long[] WINDOWS = {10_000, 60_000, 3_600_000, 86_400_000};
     private static final long[] LIMITS = {0, 1, 2, 3, 7, 10, 100, 1000, 4096, 90_000};
     private static final double[] THRESHOLDS = {0.0, 0.25, 0.5, 0.8, 0.9, 1.0, 1.5};
+    private static final List<String> POOLS = List.of("default", "p0", "p1", "p2");
+    private static final double[] SHARES = {0.0, 0.1, 0.25, 0.29, 0.3, 0.5, 0.6, 1.0};
     private static final GroupKind[] CALLERS = {GroupKind.KEY, GroupKind.USER, GroupKind.TEAM};
 
     private final Random random = new Random(SEED);
@@ -62,7 +65,9 @@ class AdmitScriptMatchesPlanRuleTest {
                         call.keys, call.admitArgs());
 
                 GroupCounts[] counts = generated.checkRead(read, call);
-                Verdict java = PlanRule.decide(call.subPlan, counts);
+                Plan decided = call.subPlan.sharesWork() ? call.subPlan.among(generated.active) : call.subPlan;
+                Verdict java = PlanRule.decide(decided, counts);
+                generated.checkActivityMarked(redis, java);
                 int refusedAt = read.get(0).intValue();
                 String lua = refusedAt == 0 ? "admitted"
                         : (refusedAt - 1) + "/" + Dimension.values()[read.get(1).intValue() - 1];
@@ -72,6 +77,12 @@ class AdmitScriptMatchesPlanRuleTest {
                 String kind = java.admitted() ? "admitted"
                         : java.refusal().group().kind() + "/" + java.refusal().dimension();
                 outcomes.merge(kind, 1, Integer::sum);
+                if (decided != call.subPlan && PlanRule.decide(call.subPlan, counts).admitted() != java.admitted()) {
+                    outcomes.merge("decided otherwise than on fixed shares", 1, Integer::sum);
+                }
+                if (!java.admitted() && java.refusal().group().sharing() != null) {
+                    outcomes.merge("refused by a work-conserving pool", 1, Integer::sum);
+                }
             }
         }
         // The generator reaches every outcome the rule can give, each many times.
@@ -84,6 +95,8 @@ class AdmitScriptMatchesPlanRuleTest {
                 + outcomes.getOrDefault(GroupKind.USER + "/" + Dimension.PARALLEL_REQUESTS, 0)
                 + outcomes.getOrDefault(GroupKind.TEAM + "/" + Dimension.PARALLEL_REQUESTS, 0)).as(outcomes.toString()).isGreaterThan(10);
         assertThat(outcomes.getOrDefault(GroupKind.BUDGET + "/" + Dimension.MONEY, 0)).as(outcomes.toString()).isGreaterThan(10);
+        assertThat(outcomes.getOrDefault("refused by a work-conserving pool", 0)).as(outcomes.toString()).isGreaterThan(20);
+        assertThat(outcomes.getOrDefault("decided otherwise than on fixed shares", 0)).as(outcomes.toString()).isGreaterThan(5);
     }
 
     private static long serverMillis(RespClient redis) {
@@ -99,6 +112,10 @@ class AdmitScriptMatchesPlanRuleTest {
         final List<long[]> previous = new ArrayList<>();
         final List<long[]> moneyAndSlots = new ArrayList<>();
         final List<Long> windowEnds = new ArrayList<>();
+        /** Per work-conserving pool group, which pools the activity written makes active. */
+        boolean[][] active;
+        /** Per work-conserving pool group, which pools have asked at all (active or not). */
+        boolean[][] asked;
         final long now;
 
         Case(Plan plan, long now) {
@@ -131,6 +148,9 @@ class AdmitScriptMatchesPlanRuleTest {
                             "mr", Long.toString(moneyAndSlots.get(i)[1]));
                     commands++;
                 }
+                if (group.sharing() != null) {
+                    commands += writeActivity(redis, i, group, keys.activity());
+                }
                 for (int s = 0; keys.slots() != null && s < moneyAndSlots.get(i)[2]; s++) {
                     redis.send("ZADD", keys.slots(), Long.toString(now + 600_000), "other-" + s);
                     commands++;
@@ -138,6 +158,38 @@ class AdmitScriptMatchesPlanRuleTest {
             }
             for (int c = 0; c < commands; c++) {
                 redis.read();
+            }
+        }
+
+        /** Each other pool asked within the window, before it, or never (as generated); returns the commands sent. */
+        private int writeActivity(RespClient redis, int group, CounterGroup pool, String key) {
+            PoolSharing sharing = pool.sharing();
+            long window = pool.window().millis();
+            int commands = 0;
+            for (int k = 0; k < active[group].length; k++) {
+                if (k == sharing.self() || !asked[group][k]) {
+                    continue;
+                }
+                long at = active[group][k] ? now - (long) (random.nextDouble() * (window - 2000))
+                        : now - window - (long) (random.nextDouble() * window);
+                redis.send("HSET", key, sharing.pools().get(k), Long.toString(at));
+                commands++;
+            }
+            return commands;
+        }
+
+        /** A request that reached the model's limits marked its pool active at the script's time; one that did not, nothing. */
+        void checkActivityMarked(RespClient redis, Verdict verdict) {
+            boolean asked = plan.askedModel(verdict);
+            for (CounterGroup group : plan.groups()) {
+                if (group.sharing() != null) {
+                    Object marked = redis.call("HGET", GroupKeys.of(PREFIX, group).activity(), group.member());
+                    if (asked) {
+                        assertThat(Long.parseLong(marked.toString())).isGreaterThanOrEqualTo(now);
+                    } else {
+                        assertThat(marked).isNull();
+                    }
+                }
             }
         }
 
@@ -167,6 +219,15 @@ class AdmitScriptMatchesPlanRuleTest {
                     assertThat(left).isBetween(windowEnd - now - 1000, windowEnd - now);
                 }
                 assertThat(inFlight).isEqualTo(group.limits().limitsParallel() ? moneyAndSlots.get(i)[2] : 0);
+                if (group.sharing() != null) {
+                    boolean[] asRead = new boolean[group.sharing().pools().size()];
+                    for (int k = 0; k < asRead.length; k++) {
+                        asRead[k] = read.get(at++) == 1;
+                    }
+                    boolean[] expected = active[i].clone();
+                    expected[group.sharing().self()] = true;
+                    assertThat(asRead).as("active pools of group %d", i).isEqualTo(expected);
+                }
                 counts[i] = new GroupCounts(live, before, micros, reserved, inFlight, left, windowEnd);
             }
             return counts;
@@ -194,6 +255,13 @@ class AdmitScriptMatchesPlanRuleTest {
         }
         int windows = 1 + random.nextInt(2);
         long first = pick(WINDOWS);
+        boolean workConserving = random.nextBoolean();
+        Map<Integer, boolean[][]> activity = new HashMap<>();
+        int self = 1 + random.nextInt(3);
+        double[] poolShares = new double[POOLS.size()];
+        for (int k = 0; k < poolShares.length; k++) {
+            poolShares[k] = random.nextInt(4) == 0 ? pick(SHARES) : random.nextDouble();
+        }
         for (int w = 0; w < windows; w++) {
             long millis = w == 0 ? first : first * (2 + random.nextInt(3));
             boolean sliding = random.nextBoolean();
@@ -210,9 +278,22 @@ class AdmitScriptMatchesPlanRuleTest {
             }
             Enforcement enforcement = random.nextInt(8) == 0 ? Enforcement.TRACKED
                     : Enforcement.whenSaturated(pick(THRESHOLDS));
-            groups.add(new CounterGroup(GroupKind.POOL, model, "p" + random.nextInt(3), window,
-                    new Limits(share, Limits.NONE, Limits.NONE), enforcement, increments));
-            figures.add(countsNear(share, Limits.NONE, Limits.NONE, sliding));
+            PoolSharing sharing = workConserving && enforcement != Enforcement.TRACKED
+                    ? new PoolSharing(POOLS, poolShares, self, modelLimits, null) : null;
+            long[] near = share;
+            if (sharing != null) {
+                boolean[] poolsActive = new boolean[POOLS.size()];
+                boolean[] poolsAsked = new boolean[POOLS.size()];
+                for (int k = 0; k < poolsActive.length; k++) {
+                    poolsAsked[k] = random.nextInt(3) > 0;
+                    poolsActive[k] = poolsAsked[k] && random.nextBoolean();
+                }
+                activity.put(groups.size(), new boolean[][] {poolsActive, poolsAsked});
+                near = random.nextBoolean() ? windowed(sharing.limitsAmong(poolsActive)) : share;
+            }
+            groups.add(new CounterGroup(GroupKind.POOL, model, POOLS.get(self), window,
+                    new Limits(share, Limits.NONE, Limits.NONE), enforcement, increments, sharing));
+            figures.add(countsNear(near, Limits.NONE, Limits.NONE, sliding));
         }
         if (random.nextInt(3) == 0) {
             long budget = pick(LIMITS) * 1000;
@@ -223,6 +304,12 @@ class AdmitScriptMatchesPlanRuleTest {
             figures.add(countsNear(none(), Limits.NONE, budget, false));
         }
         Case generated = new Case(new Plan("req-" + n, model, "p", groups, 60_000, null), now);
+        generated.active = new boolean[groups.size()][];
+        generated.asked = new boolean[groups.size()][];
+        activity.forEach((group, pools) -> {
+            generated.active[group] = pools[0];
+            generated.asked[group] = pools[1];
+        });
         for (long[][] f : figures) {
             generated.current.add(f[0]);
             generated.previous.add(f[1]);
@@ -235,6 +322,14 @@ class AdmitScriptMatchesPlanRuleTest {
             }
         }
         return generated;
+    }
+
+    private static long[] windowed(Limits limits) {
+        long[] windowed = new long[Dimension.WINDOWED.size()];
+        for (Dimension dimension : Dimension.WINDOWED) {
+            windowed[dimension.index()] = limits.of(dimension);
+        }
+        return windowed;
     }
 
     /** Limits per windowed dimension, each set with this probability; at least one set. */
