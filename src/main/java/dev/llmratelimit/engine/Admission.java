@@ -127,10 +127,13 @@ public final class Admission {
      */
     public void complete(Usage usage) {
         if (finish()) {
-            if (expectedOutput != null) {
-                expectedOutput.learn(usage.completionTokens());
+            try {
+                if (expectedOutput != null) {
+                    expectedOutput.learn(usage.completionTokens());
+                }
+            } finally {
+                settle(usage);
             }
-            settle(usage);
         }
     }
 
@@ -152,12 +155,11 @@ public final class Admission {
      */
     public void chargeAtLeastReserved(Usage worked) {
         if (finish()) {
-            observer.recorded(plan, worked);
             long tokens = Math.max(worked.tokens(rateLimitType), plan.reservedTokens());
             long input = Math.max(worked.tokens(RateLimitType.INPUT), plan.reserved(Dimension.INPUT_TOKENS));
             long output = Math.max(worked.tokens(RateLimitType.OUTPUT), plan.reserved(Dimension.OUTPUT_TOKENS));
             long micros = Math.max(plan.cost().micros(worked), reservedMicros());
-            settle(Settlement.of(tokens, input, output, micros));
+            settle(worked, Settlement.of(tokens, input, output, micros));
         }
     }
 
@@ -190,9 +192,17 @@ public final class Admission {
     }
 
     private void settle(Usage usage) {
-        observer.recorded(plan, usage);
-        settle(Settlement.of(usage.tokens(rateLimitType), usage.tokens(RateLimitType.INPUT),
+        settle(usage, Settlement.of(usage.tokens(rateLimitType), usage.tokens(RateLimitType.INPUT),
                 usage.tokens(RateLimitType.OUTPUT), plan.cost().micros(usage)));
+    }
+
+    /** Tells the observer, and settles whatever the observer does: what the request acquired is given back. */
+    private void settle(Usage usage, Settlement settlement) {
+        try {
+            observer.recorded(plan, usage);
+        } finally {
+            settle(settlement);
+        }
     }
 
     private void settle(Settlement settlement) {
