@@ -231,6 +231,9 @@ public class RateLimitFilter implements Filter {
     private void resume(HttpServletRequest request, HttpServletResponse response, FilterChain chain,
                         WaitingRequest.Resumed resumed) throws IOException, ServletException {
         request.removeAttribute(WaitingRequest.RESUMED);
+        if (!resumed.claim()) {
+            return;                              // given back already: the request ended before this dispatch
+        }
         if (resumed.choice() == null) {
             // Deciding it again failed and on-internal-error=fail-open: it goes on unlimited.
             chain.doFilter(new BufferedBodyRequest(request, resumed.body(), null), response);

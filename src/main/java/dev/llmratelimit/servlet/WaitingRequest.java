@@ -19,6 +19,7 @@ import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -45,7 +46,19 @@ final class WaitingRequest implements AsyncListener {
      * @param choice the admitting decision; {@code null} when deciding again failed and
      *               {@code on-internal-error=fail-open} lets the request through unlimited
      */
-    record Resumed(ModelChoice choice, ChatRequest chat, byte[] body, long waitedMillis) {
+    record Resumed(ModelChoice choice, ChatRequest chat, byte[] body, long waitedMillis, AtomicBoolean taken) {
+
+        Resumed(ModelChoice choice, ChatRequest chat, byte[] body, long waitedMillis) {
+            this(choice, chat, body, waitedMillis, new AtomicBoolean());
+        }
+
+        /**
+         * Whether the caller is the one that runs or gives back this admission: the ASYNC dispatch, or
+         * whoever finds it not run (the dispatch failed, the request completed without it). Once only.
+         */
+        boolean claim() {
+            return taken.compareAndSet(false, true);
+        }
     }
 
     /**
@@ -67,6 +80,8 @@ final class WaitingRequest implements AsyncListener {
     private final EndpointShape shape;
     private final Predicate<RuntimeException> failOpen;
     private volatile WaitingDecision<ModelChoice> decision;
+    /** The admitted call handed to the ASYNC dispatch; {@code null} until then. */
+    private volatile Resumed resumed;
 
     private WaitingRequest(HttpServletRequest request, HttpServletResponse response, AsyncContext async,
                            ErrorStyle style, EndpointShape shape, Predicate<RuntimeException> failOpen) {
@@ -118,8 +133,7 @@ final class WaitingRequest implements AsyncListener {
 
     private void go(ModelChoice choice, ChatRequest chat, byte[] body) {
         if (choice.permitsCall()) {
-            request.setAttribute(RESUMED, new Resumed(choice, chat, body, decision.waitedMillis()));
-            async.dispatch();
+            dispatch(new Resumed(choice, chat, body, decision.waitedMillis()));
             return;
         }
         ErrorResponse refusal;
@@ -136,10 +150,36 @@ final class WaitingRequest implements AsyncListener {
     private void failed(Throwable failure, ChatRequest chat, byte[] body) {
         RuntimeException cause = failure instanceof RuntimeException runtime ? runtime : new IllegalStateException(failure);
         if (failOpen.test(cause)) {
-            request.setAttribute(RESUMED, new Resumed(null, chat, body, decision.waitedMillis()));
-            async.dispatch();
+            dispatch(new Resumed(null, chat, body, decision.waitedMillis()));
         } else {
             answer(ErrorResponse.internalError());
+        }
+    }
+
+    /**
+     * Hands the call to an ASYNC dispatch. A container that refuses it (the request already timed
+     * out or failed) will run nothing: the admission is given back here, unless the request's end
+     * already gave it back, and the client, if still there, is answered 503.
+     */
+    private void dispatch(Resumed call) {
+        resumed = call;
+        try {
+            request.setAttribute(RESUMED, call);
+            async.dispatch();
+        } catch (RuntimeException e) {
+            giveBackUnrun(call);
+            LOG.log(System.Logger.Level.DEBUG, "The container refused to run a request admitted after waiting", e);
+            try {
+                answer(ErrorResponse.internalError());
+            } catch (RuntimeException ended) {
+                LOG.log(System.Logger.Level.DEBUG, "The request had already ended", ended);
+            }
+        }
+    }
+
+    private static void giveBackUnrun(Resumed call) {
+        if (call.claim() && call.choice() != null) {
+            CallEnding.NOT_SERVED.settle(call.choice().admission());
         }
     }
 
@@ -169,11 +209,9 @@ final class WaitingRequest implements AsyncListener {
     @Override
     public void onComplete(AsyncEvent event) {
         decision.leave();
-        if (request.getAttribute(RESUMED) instanceof Resumed unclaimed) {
-            request.removeAttribute(RESUMED);
-            if (unclaimed.choice() != null) {
-                CallEnding.NOT_SERVED.settle(unclaimed.choice().admission());
-            }
+        Resumed call = resumed;
+        if (call != null && !call.taken().get()) {
+            giveBackUnrun(call);
             LOG.log(System.Logger.Level.WARNING, "A request admitted after waiting was not run: map the "
                     + "llm-ratelimit filter for ASYNC dispatches (dispatcher REQUEST and ASYNC)");
         }
