@@ -8,6 +8,7 @@ import dev.llmratelimit.policy.RateLimitPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -88,13 +89,16 @@ final class PolicyTable {
     }
 
     /**
-     * The model's limits beyond {@code rpm} and {@code tpm}, each by its configuration name, as a
+     * The model's limits beyond {@code rpm} and {@code tpm} (by window, the configured one first, then
+     * by dimension), each by its configuration name, as a
      * {@code share} of them ({@code 1.0}: the model's own): {@code itpm 30000, rpd 1000}; {@code -} when none.
      */
     private static String moreLimits(ModelPolicy model, double share) {
         StringJoiner more = new StringJoiner(", ");
         more.setEmptyValue("-");
-        for (RateLimit limit : model.limits()) {
+        List<RateLimit> limits = model.limits().stream().sorted(Comparator.<RateLimit>comparingLong(RateLimit::windowMillis)
+                .thenComparing(RateLimit::dimension)).toList();
+        for (RateLimit limit : limits) {
             String name = LimitNames.nameOf(limit);
             if (!name.equals("rpm") && !name.equals("tpm")) {
                 more.add(name + " " + (share == 1.0 ? limit.amount() : ModelPolicy.poolLimit(limit.amount(), share)));
