@@ -62,9 +62,9 @@ final class PolicyGauges {
                 .setDescription("The pool's request limit in strict mode").buildObserver();
         poolTokenLimit = meter.gaugeBuilder("llm_ratelimit.pool.tokens.limit").ofLongs().setUnit("{token}")
                 .setDescription("The pool's token limit in strict mode").buildObserver();
-        limitUsed = meter.gaugeBuilder("llm_ratelimit.limit.used").ofLongs().setUnit("1")
+        limitUsed = meter.gaugeBuilder("llm_ratelimit.limit.used").ofLongs().setUnit("{count}")
                 .setDescription("Counted against each limit of a model (pool: the pool's part) in its live window").buildObserver();
-        limitCapacity = meter.gaugeBuilder("llm_ratelimit.limit.capacity").ofLongs().setUnit("1")
+        limitCapacity = meter.gaugeBuilder("llm_ratelimit.limit.capacity").ofLongs().setUnit("{count}")
                 .setDescription("Each limit of a model (pool: the pool's share in strict mode)").buildObserver();
         for (String model : policy.models().keySet()) {
             ModelGroups groups = limiter.groupsOf(model);
