@@ -1,11 +1,14 @@
 package dev.llmratelimit.config;
 
+import dev.llmratelimit.engine.RateLimit;
+import dev.llmratelimit.policy.LimitNames;
 import dev.llmratelimit.policy.ModelPolicy;
 import dev.llmratelimit.policy.RateLimitPolicy;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -14,9 +17,12 @@ import java.util.StringJoiner;
 /** The resolved policy as the check command prints it, and as one line for the log. */
 final class PolicyTable {
 
-    private static final String[] HEADER = {"model", "rpm", "tpm", "threshold", "window", "pool", "share", "pool rpm", "pool tpm"};
+    private static final String[] HEADER = {"model", "rpm", "tpm", "threshold", "window", "pool", "share", "pool rpm",
+            "pool tpm", "more limits", "pool more limits"};
     /** Text columns align left, figures right. */
-    private static final boolean[] LEFT = {true, false, false, false, false, true, false, false, false};
+    private static final boolean[] LEFT = {true, false, false, false, false, true, false, false, false, true, true};
+    /** The columns of every table; the last two only where a model has limits beyond rpm and tpm. */
+    private static final int PLAIN_COLUMNS = 9;
 
     private PolicyTable() {
     }
@@ -37,7 +43,8 @@ final class PolicyTable {
         List<String[]> rows = new ArrayList<>();
         rows.add(HEADER);
         policy.models().keySet().stream().sorted().map(policy::model).forEach(model -> rows(model, policy.window(), rows));
-        return out.append(aligned(rows)).toString();
+        boolean more = rows.stream().skip(1).anyMatch(row -> !row[9].equals("-") && !row[9].isEmpty());
+        return out.append(aligned(more ? rows : rows.stream().map(row -> Arrays.copyOf(row, PLAIN_COLUMNS)).toList())).toString();
     }
 
     /**
@@ -63,7 +70,7 @@ final class PolicyTable {
 
     private static void rows(ModelPolicy model, Duration window, List<String[]> rows) {
         String[] first = {model.name(), figure(model.rpm()), figure(model.tpm()), percent(model.saturationThreshold()),
-                window(window), "none", "-", "-", "-"};
+                window(window), "none", "-", "-", "-", moreLimits(model, 1.0), "-"};
         if (!model.poolsEnforced()) {
             rows.add(first);
             return;
@@ -76,8 +83,28 @@ final class PolicyTable {
             row[6] = percent(share);
             row[7] = model.rpm() > 0 ? Long.toString(ModelPolicy.poolLimit(model.rpm(), share)) : "-";
             row[8] = model.tpm() > 0 ? Long.toString(ModelPolicy.poolLimit(model.tpm(), share)) : "-";
+            row[10] = moreLimits(model, share);
             rows.add(row);
         }
+    }
+
+    /**
+     * The model's limits beyond {@code rpm} and {@code tpm} (by window, the configured one first, then
+     * by dimension), each by its configuration name, as a
+     * {@code share} of them ({@code 1.0}: the model's own): {@code itpm 30000, rpd 1000}; {@code -} when none.
+     */
+    private static String moreLimits(ModelPolicy model, double share) {
+        StringJoiner more = new StringJoiner(", ");
+        more.setEmptyValue("-");
+        List<RateLimit> limits = model.limits().stream().sorted(Comparator.<RateLimit>comparingLong(RateLimit::windowMillis)
+                .thenComparing(RateLimit::dimension)).toList();
+        for (RateLimit limit : limits) {
+            String name = LimitNames.nameOf(limit);
+            if (!name.equals("rpm") && !name.equals("tpm")) {
+                more.add(name + " " + (share == 1.0 ? limit.amount() : ModelPolicy.poolLimit(limit.amount(), share)));
+            }
+        }
+        return more.toString();
     }
 
     /** A further pool of the same model: the model's own columns stay empty. */
@@ -88,7 +115,7 @@ final class PolicyTable {
     }
 
     private static String aligned(List<String[]> rows) {
-        int[] widths = new int[HEADER.length];
+        int[] widths = new int[rows.get(0).length];
         for (String[] row : rows) {
             for (int i = 0; i < row.length; i++) {
                 widths[i] = Math.max(widths[i], row[i].length());

@@ -3,31 +3,46 @@ package dev.llmratelimit.engine;
 import java.util.List;
 
 /**
- * The counter groups of one configured model: its own and each of its pools', in the policy's
- * pool order, as every plan of the model holds them. For reading the model's counters
- * ({@link AdmissionStore#snapshot}) and showing its limits.
+ * The counter groups of one configured model: per window its limits use (the configured window
+ * first) the model's group and each of its pools', in the policy's pool order, as every plan of the
+ * model holds them. For reading the model's counters ({@link AdmissionStore#snapshot}) and showing
+ * its limits.
  */
-public record ModelGroups(CounterGroup model, List<CounterGroup> pools) {
+public record ModelGroups(String name, List<Window> windows) {
 
-    public ModelGroups {
-        pools = List.copyOf(pools);
+    /** One window of the model: its own group and its pools' groups, in pool order. */
+    public record Window(CounterGroup model, List<CounterGroup> pools) {
+
+        public Window {
+            pools = List.copyOf(pools);
+        }
     }
 
-    public String name() {
-        return model.id();
+    public ModelGroups {
+        windows = List.copyOf(windows);
+    }
+
+    /** The model's group of the configured window. */
+    public CounterGroup model() {
+        return windows.get(0).model();
+    }
+
+    /** The pools' groups of the configured window. */
+    public List<CounterGroup> pools() {
+        return windows.get(0).pools();
     }
 
     /** Whether pools are held to their shares above the saturation threshold ({@code false}: only tracked). */
     public boolean poolsEnforced() {
-        return !pools.isEmpty() && pools.get(0).enforcement().mode() == Enforcement.Mode.WHEN_SATURATED;
+        return !pools().isEmpty() && pools().get(0).enforcement().mode() == Enforcement.Mode.WHEN_SATURATED;
     }
 
-    /** The model's saturation from these counters, as the next decision would compute it. */
+    /** The model's saturation from these counters, over every window, as the next decision would compute it. */
     public double saturation(ModelCounters counters) {
-        long[] current = new long[Dimension.WINDOWED.size()];
-        current[Dimension.REQUESTS.index()] = counters.requests();
-        current[Dimension.TOKENS.index()] = counters.tokens();
-        return PlanRule.saturation(model, new GroupCounts(current, new long[current.length], 0, 0, 0,
-                counters.remainingMillis(), 0));
+        double saturation = 0.0;
+        for (int i = 0; i < windows.size(); i++) {
+            saturation = Math.max(saturation, PlanRule.saturation(windows.get(i).model(), counters.window(i).asCounts()));
+        }
+        return saturation;
     }
 }

@@ -28,30 +28,30 @@ final class ModelPlans {
         Increments oneRequest = new Increments(1, 0, 0, false);
         Enforcement poolEnforcement = model.poolsEnforced()
                 ? Enforcement.whenSaturated(model.saturationThreshold()) : Enforcement.TRACKED;
-        CounterGroup first = null;
-        Map<String, CounterGroup> firstPools = new HashMap<>();
+        List<ModelGroups.Window> modelWindows = new ArrayList<>();
         for (ScopeWindows.Window window : windows.of(model.limits(), true)) {
             CounterGroup modelGroup = new CounterGroup(GroupKind.MODEL, model.name(), "", window.window(),
                     new Limits(window.limits(), Limits.NONE, Limits.NONE), Enforcement.ALWAYS, oneRequest);
-            first = first == null ? modelGroup : first;
             noteSmallest(window.limits());
             List<String> pools = model.poolNames();
+            List<CounterGroup> poolGroups = new ArrayList<>(pools.size());
             for (int self = 0; self < pools.size(); self++) {
                 String pool = pools.get(self);
                 CounterGroup poolGroup = new CounterGroup(GroupKind.POOL, model.name(), pool, window.window(),
                         new Limits(shares(window.limits(), model.shareOf(pool)), Limits.NONE, Limits.NONE),
                         poolEnforcement, oneRequest, sharing(model, self, window.limits()));
-                firstPools.putIfAbsent(pool, poolGroup);
+                poolGroups.add(poolGroup);
                 List<CounterGroup> groups = planGroups.computeIfAbsent(pool, p -> new ArrayList<>(2));
                 groups.add(modelGroup);
                 groups.add(poolGroup);
             }
+            modelWindows.add(new ModelGroups.Window(modelGroup, poolGroups));
         }
         for (String pool : model.poolNames()) {
             expectedOutputs.put(pool, new ExpectedOutput(model.expectedOutputTokens(), model.expectedOutputMinTokens(),
                     windowMillis, clock));
         }
-        groups = new ModelGroups(first, model.poolNames().stream().map(firstPools::get).toList());
+        groups = new ModelGroups(model.name(), modelWindows);
     }
 
     /** Work-conserving fairness of pool {@code self} in a window with these limits; {@code null} for fixed shares. */

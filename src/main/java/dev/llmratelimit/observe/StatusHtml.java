@@ -26,7 +26,7 @@ public final class StatusHtml {
             .generous,.ok{background:#e3f5e8;color:#17663a}.strict,.bad{background:#fde8e6;color:#a1261b}
             .unavailable{background:#eceef2;color:#5b6475}
             dl{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:0 0 12px}dt{color:#5b6475}dd{margin:0}
-            table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:6px 10px;border-bottom:1px solid #eceef2}
+            table{border-collapse:collapse;width:100%}table.limits{margin:0 0 14px}th,td{text-align:left;padding:6px 10px;border-bottom:1px solid #eceef2}
             th{color:#5b6475;font-weight:600;font-size:13px}td.num{font-variant-numeric:tabular-nums}
             .bar{display:inline-block;width:120px;height:8px;background:#eceef2;border-radius:4px;vertical-align:middle;margin-left:8px;overflow:hidden}
             .bar>span{display:block;height:100%;background:#3d7be0}.bar>span.hot{background:#d9534f}
@@ -105,13 +105,16 @@ public final class StatusHtml {
                 .append("</dd>")
                 .append("<dt>refused, last ").append(seconds(windowMillis)).append("</dt><dd data-field=\"refused-recently\">")
                 .append(refusals(model.refusedRecently())).append("</dd>")
-                .append("</dl>\n<table><thead><tr><th>pool</th><th>share</th><th>use of its limit</th><th>requests / limit</th>")
+                .append("</dl>\n");
+        LimitsTable.append(html, model);
+        html.append("<table><thead><tr><th>pool</th><th>share</th><th>use of its limit</th><th>requests / limit</th>")
                 .append("<th>tokens / limit</th></tr></thead><tbody>");
         boolean strict = "strict".equals(model.mode());
         double shares = 0;
-        for (StatusReport.Pool pool : model.pools()) {
+        for (int index = 0; index < model.pools().size(); index++) {
+            StatusReport.Pool pool = model.pools().get(index);
             shares += pool.share();
-            double use = poolUse(pool);
+            double use = LimitsTable.poolUse(model, index);
             boolean refusing = strict && use >= 1;
             html.append("<tr data-pool=\"").append(escape(pool.name())).append("\"").append(refusing ? " class=\"refusing\"" : "")
                     .append("><td data-field=\"pool\">").append(escape(pool.name()))
@@ -132,18 +135,6 @@ public final class StatusHtml {
         }
         HistoryChart.append(html, model);
         html.append("</section>\n");
-    }
-
-    /** The larger of a pool's request and token use of its strict-mode limit, -1 where it has none. */
-    private static double poolUse(StatusReport.Pool pool) {
-        double use = -1;
-        if (pool.requestLimit() >= 0 && pool.requests() >= 0) {
-            use = pool.requestLimit() == 0 ? 1 : (double) pool.requests() / pool.requestLimit();
-        }
-        if (pool.tokenLimit() >= 0 && pool.tokens() >= 0) {
-            use = Math.max(use, pool.tokenLimit() == 0 ? 1 : (double) pool.tokens() / pool.tokenLimit());
-        }
-        return use;
     }
 
     private static String refusals(Map<String, Long> refused) {
@@ -233,7 +224,7 @@ public final class StatusHtml {
         return "<span data-field=\"" + name + "\">" + escape(value) + "</span>";
     }
 
-    private static String usage(long used, long limit) {
+    static String usage(long used, long limit) {
         if (used < 0 && limit < 0) {
             return "not limited";
         }

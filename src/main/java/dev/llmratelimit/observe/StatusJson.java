@@ -123,6 +123,30 @@ public final class StatusJson {
             json.writeEndObject();
         }
         json.writeEndArray();
+        json.writeArrayFieldStart("limits");
+        for (StatusReport.Limit limit : model.limits()) {
+            limit(json, limit);
+        }
+        json.writeEndArray();
+        json.writeEndObject();
+    }
+
+    private static void limit(JsonGenerator json, StatusReport.Limit limit) throws IOException {
+        json.writeStartObject();
+        json.writeStringField("dimension", limit.dimension());
+        json.writeNumberField("window_ms", limit.windowMillis());
+        json.writeNumberField("limit", limit.limit());
+        json.writeNumberField("used", limit.used());
+        json.writeNumberField("window_left_ms", limit.windowLeftMillis());
+        json.writeArrayFieldStart("pools");
+        for (StatusReport.PoolLimit pool : limit.pools()) {
+            json.writeStartObject();
+            json.writeStringField("name", pool.name());
+            json.writeNumberField("used", pool.used());
+            json.writeNumberField("limit", pool.limit());
+            json.writeEndObject();
+        }
+        json.writeEndArray();
         json.writeEndObject();
     }
 

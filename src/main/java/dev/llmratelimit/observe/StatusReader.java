@@ -2,11 +2,13 @@ package dev.llmratelimit.observe;
 
 import dev.llmratelimit.engine.DecisionObserver;
 import dev.llmratelimit.engine.CounterGroup;
+import dev.llmratelimit.engine.Dimension;
 import dev.llmratelimit.engine.Limits;
 import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.ModelGroups;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.engine.StoreUnavailableException;
+import dev.llmratelimit.engine.WindowCounters;
 import dev.llmratelimit.policy.EnforcementMode;
 import dev.llmratelimit.policy.ModelPolicy;
 import dev.llmratelimit.policy.RateLimitPolicy;
@@ -80,9 +82,9 @@ public final class StatusReader {
         for (int index = 0; index < groups.pools().size(); index++) {
             CounterGroup pool = groups.pools().get(index);
             pools.add(new StatusReport.Pool(pool.member(), model.shareOf(pool.member()),
-                    available && limits.limitsRequests() ? counters.poolRequests(index) : -1,
+                    available && limits.limitsRequests() ? counters.window(0).pool(index, Dimension.REQUESTS) : -1,
                     enforced && limits.limitsRequests() ? pool.limits().requests() : -1,
-                    available && limits.limitsTokens() ? counters.poolTokens(index) : -1,
+                    available && limits.limitsTokens() ? counters.window(0).pool(index, Dimension.TOKENS) : -1,
                     enforced && limits.limitsTokens() ? pool.limits().tokens() : -1));
         }
         return new StatusReport.Model(model.name(), limits.limitsRequests() ? limits.requests() : -1,
@@ -91,7 +93,32 @@ public final class StatusReader {
                 available ? counters.remainingMillis() : -1,
                 available && limits.limitsRequests() ? counters.requests() : -1,
                 available && limits.limitsTokens() ? counters.tokens() : -1, List.copyOf(pools),
-                recent.refusedWithin(model.name(), windowMillis), recent.history(model.name()));
+                limits(groups, counters), recent.refusedWithin(model.name(), windowMillis), recent.history(model.name()));
+    }
+
+    /** Every limit of the model, window by window, with what each counted ({@code counters} null: unavailable). */
+    private static List<StatusReport.Limit> limits(ModelGroups groups, ModelCounters counters) {
+        boolean enforced = groups.poolsEnforced();
+        List<StatusReport.Limit> limits = new ArrayList<>();
+        for (int w = 0; w < groups.windows().size(); w++) {
+            ModelGroups.Window window = groups.windows().get(w);
+            WindowCounters counted = counters == null ? null : counters.window(w);
+            for (Dimension dimension : Dimension.WINDOWED) {
+                if (!window.model().limits().limits(dimension)) {
+                    continue;
+                }
+                List<StatusReport.PoolLimit> pools = new ArrayList<>(window.pools().size());
+                for (int p = 0; p < window.pools().size(); p++) {
+                    CounterGroup pool = window.pools().get(p);
+                    pools.add(new StatusReport.PoolLimit(pool.member(), counted == null ? -1 : counted.pool(p, dimension),
+                            enforced ? pool.limits().of(dimension) : -1));
+                }
+                limits.add(new StatusReport.Limit(dimension.configName(), window.model().window().millis(),
+                        window.model().limits().of(dimension), counted == null ? -1 : counted.of(dimension),
+                        counted == null ? -1 : counted.remainingMillis(), List.copyOf(pools)));
+            }
+        }
+        return List.copyOf(limits);
     }
 
     private StatusReport.Store store() {

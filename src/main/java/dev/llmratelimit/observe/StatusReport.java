@@ -35,12 +35,36 @@ public record StatusReport(Instant generatedAt, String enforcement, long windowM
      * @param tpm              -1 when the model limits no tokens
      * @param mode             {@code generous} or {@code strict}, as the next decision would be
      * @param windowLeftMillis 0 when no window is live
+     * @param limits           every limit of the model, by window (the configured one first), then
+     *                         in dimension order
      * @param refusedRecently  this instance's refusals by limit label over the last window length
      * @param history          this instance's last 30 minutes in 30-second buckets, oldest first
      */
     public record Model(String name, long rpm, long tpm, double threshold, boolean poolsEnforced, boolean available,
                         double saturation, String mode, long windowLeftMillis, long requests, long tokens,
-                        List<Pool> pools, Map<String, Long> refusedRecently, List<RecentActivity.Point> history) {
+                        List<Pool> pools, List<Limit> limits, Map<String, Long> refusedRecently,
+                        List<RecentActivity.Point> history) {
+    }
+
+    /**
+     * One limit of a model: a dimension over a window.
+     *
+     * @param dimension        the dimension's configuration name: {@code requests}, {@code input-tokens}, ...
+     * @param used             counted in the window as the next decision would count it; -1 when unavailable
+     * @param windowLeftMillis 0 when the window is not live, -1 when unavailable
+     * @param pools            each pool's part of it, in pool order
+     */
+    public record Limit(String dimension, long windowMillis, long limit, long used, long windowLeftMillis,
+                        List<PoolLimit> pools) {
+    }
+
+    /**
+     * A pool's part of one model limit.
+     *
+     * @param used  counted in the pool; -1 when unavailable
+     * @param limit the pool's share of the limit in strict mode; -1 when pools are only tracked
+     */
+    public record PoolLimit(String name, long used, long limit) {
     }
 
     /**

@@ -9,6 +9,20 @@ public final class Durations {
     private Durations() {
     }
 
+    /** A length in the largest unit that writes it exactly, as configuration reads it: {@code 1d}, {@code 1m}, {@code 90s}, {@code 500ms}. */
+    public static String format(long millis) {
+        if (millis > 0 && millis % 86_400_000 == 0) {
+            return millis / 86_400_000 + "d";
+        }
+        if (millis > 0 && millis % 3_600_000 == 0) {
+            return millis / 3_600_000 + "h";
+        }
+        if (millis > 0 && millis % 60_000 == 0) {
+            return millis / 60_000 + "m";
+        }
+        return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
+    }
+
     public static Duration parse(String property, String text) {
         String value = text.trim();
         try {

@@ -74,6 +74,16 @@ public final class LimitNames {
         return new RateLimit(dimension, window.toMillis(), amount);
     }
 
+    /** The model's name of a limit's kind: its short name where it has one ({@code otpm}), else {@code limits.<dimension>.<duration>}. */
+    public static String nameOf(RateLimit limit) {
+        for (String name : SHORT_NAMES) {
+            if (SHORT.get(name).sameKind(limit)) {
+                return name;
+            }
+        }
+        return LIMITS + "." + limit.dimension().configName() + "." + Durations.format(limit.windowMillis());
+    }
+
     /** The same limit with its window written as {@link RateLimit#CONFIGURED_WINDOW} where it is the configured one. */
     public static RateLimit normalized(RateLimit limit, long configuredWindowMillis) {
         return limit.windowMillis() == configuredWindowMillis

@@ -74,6 +74,28 @@ class CheckCommandTest {
                 """);
     }
 
+    @Test
+    void limitsBeyondRpmAndTpmAreListedByTheirNamesForTheModelAndEachPool(@TempDir Path dir) throws Exception {
+        Path file = Files.writeString(dir.resolve("limits.properties"), """
+                llm.ratelimit.models.claude.rpm=50
+                llm.ratelimit.models.claude.itpm=30000
+                llm.ratelimit.models.claude.otpm=8000
+                llm.ratelimit.models.claude.limits.tokens.30d=50000000
+                llm.ratelimit.models.small.tpm=1000
+                llm.ratelimit.reservation.prod=0.5
+                """);
+
+        assertThat(check("check", file.toString())).isZero();
+
+        assertThat(out.toString(StandardCharsets.UTF_8)).endsWith("""
+                model   rpm   tpm  threshold  window  pool     share  pool rpm  pool tpm  more limits                                        pool more limits
+                claude   50     -      50.0%     60s  default  25.0%        12         -  itpm 30000, otpm 8000, limits.tokens.30d 50000000  itpm 7500, otpm 2000, limits.tokens.30d 12500000
+                                                      prod     50.0%        25         -                                                     itpm 15000, otpm 4000, limits.tokens.30d 25000000
+                small     -  1000      50.0%     60s  default  25.0%         -       250  -                                                  -
+                                                      prod     50.0%         -       500                                                     -
+                """);
+    }
+
     /** Exit status 1 with exactly the message start-up fails with; nothing on standard output. */
     @Test
     void anInvalidConfigurationExitsWithOneAndTheStartUpError(@TempDir Path dir) throws Exception {

@@ -40,6 +40,8 @@ class ObservabilityTest {
                     "service_name=\"llm-ratelimit-demo\"",
                     "llm_ratelimit_model_saturation_ratio{model=\"gpt-4o-mini\",otel_scope_name=\"dev.llmratelimit\"} 1.0",
                     "llm_ratelimit_pool_tokens{model=\"gpt-4o-mini\",otel_scope_name=\"dev.llmratelimit\",pool=\"prod\"} 60.0",
+                    "llm_ratelimit_limit_used{dimension=\"tokens\",model=\"gpt-4o-mini\",otel_scope_name=\"dev.llmratelimit\",window=\"1m\"} 60.0",
+                    "llm_ratelimit_limit_capacity{dimension=\"tokens\",model=\"gpt-4o-mini\",otel_scope_name=\"dev.llmratelimit\",window=\"1m\"} 60.0",
                     "llm_ratelimit_decision_duration_seconds_count{model=\"gpt-4o-mini\",otel_scope_name=\"dev.llmratelimit\",outcome=\"admitted\"} 2");
 
             HttpResponse<String> status = get(demo, "/llm-ratelimit/status.json");

@@ -49,6 +49,14 @@ public class ChatResource {
     }
 
     @POST
+    @Path("api/v1/messages")
+    @RateLimited
+    public String messages(String body) {
+        ChatService.CALLS.incrementAndGet();
+        return COMPLETION;
+    }
+
+    @POST
     @Path("api/response")
     @RateLimited
     public Response response(byte[] body) {

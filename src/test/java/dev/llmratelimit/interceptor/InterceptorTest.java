@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.Map;
 
 import static dev.llmratelimit.testsupport.Admits.admit;
@@ -61,6 +62,7 @@ class InterceptorTest {
             System.setProperty("llm.ratelimit.models.tokens-" + model + ".rpm", "100");
             System.setProperty("llm.ratelimit.models.tokens-" + model + ".tpm", "1000");
         }
+        System.setProperty("llm.ratelimit.models.claude.otpm", "1");
         System.setProperty("llm.ratelimit.models.tokens-messages-cut.rpm", "100");
         System.setProperty("llm.ratelimit.models.tokens-messages-cut.tpm", "100000");
         tomcat = new EmbeddedTomcat(0)
@@ -105,6 +107,27 @@ class InterceptorTest {
         assertThat(Http.header(refused, "x-ratelimit-limit-tokens")).isNull();
         assertThat(Http.header(refused, "x-ratelimit-saturation")).isNull();
         assertThat(ChatService.CALLS).hasValue(2);
+    }
+
+    @Test
+    void aMessagesResourceAnswersARefusalAsAnthropicsApiWithItsHeaderNames() {
+        assertThat(post("/api/v1/messages", "sk-yan", "claude").statusCode()).isEqualTo(200);   // 20 output tokens
+        HttpResponse<String> refused = post("/api/v1/messages", "sk-yan", "claude");
+
+        assertThat(refused.statusCode()).isEqualTo(429);
+        assertThat(refused.body()).isEqualTo("{\"type\":\"error\",\"error\":{\"type\":\"rate_limit_error\","
+                + "\"message\":\"Model capacity reached for claude. Priority: default, Rate limit type: output_tokens, "
+                + "Model TPM: not configured, Model RPM: not configured, Model OTPM: 1, Remaining: 0\"}}");
+        long retryAfter = Long.parseLong(Http.header(refused, "retry-after"));
+        assertThat(retryAfter).isBetween(3000L, 3600L);
+        assertThat(Http.header(refused, "x-ratelimit-limit-output-tokens")).isEqualTo("1");
+        assertThat(Http.header(refused, "x-ratelimit-remaining-output-tokens")).isEqualTo("0");
+        assertThat(Http.header(refused, "anthropic-ratelimit-output-tokens-limit")).isEqualTo("1");
+        assertThat(Http.header(refused, "anthropic-ratelimit-output-tokens-remaining")).isEqualTo("0");
+        assertThat(Instant.parse(Http.header(refused, "anthropic-ratelimit-output-tokens-reset")))
+                .isBetween(Instant.now().plusSeconds(retryAfter - 5), Instant.now().plusSeconds(retryAfter + 1));
+        assertThat(Http.header(refused, "anthropic-ratelimit-requests-limit")).isNull();
+        assertThat(ChatService.CALLS).hasValue(1);
     }
 
     @Test

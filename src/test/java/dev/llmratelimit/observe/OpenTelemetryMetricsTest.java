@@ -133,6 +133,37 @@ class OpenTelemetryMetricsTest {
     }
 
     @Test
+    void everyLimitOfEveryWindowHasItsGaugesAndTheSaturationIsTheMostUsed() {
+        RateLimiter limiter = limiter(new MemoryAdmissionStore(clock), "models.m.itpm=1000", "models.m.otpm=100",
+                "models.m.rpd=50", "reservation.prod=0.5");
+        for (String pool : new String[] {null, "prod", "prod"}) {
+            Admission admission = admit(limiter, "m", pool);
+            assertThat(admission.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+            admission.complete(new Usage(100, 20, 0));
+        }
+
+        MetricPoints points = MetricPoints.collect(reader);
+        // output tokens per minute: 60 of 100 (input 300 of 1000, requests per day 3 of 50)
+        assertThat(points.doubleGauge("llm_ratelimit.model.saturation.ratio", attributes("model", "m"))).isEqualTo(0.6);
+        String used = "llm_ratelimit.limit.used";
+        String capacity = "llm_ratelimit.limit.capacity";
+        assertThat(points.longValue(used, attributes("model", "m", "dimension", "input-tokens", "window", "1m"))).isEqualTo(300);
+        assertThat(points.longValue(capacity, attributes("model", "m", "dimension", "input-tokens", "window", "1m"))).isEqualTo(1000);
+        assertThat(points.longValue(used, attributes("model", "m", "dimension", "output-tokens", "window", "1m"))).isEqualTo(60);
+        assertThat(points.longValue(used, attributes("model", "m", "dimension", "requests", "window", "1d"))).isEqualTo(3);
+        assertThat(points.longValue(capacity, attributes("model", "m", "dimension", "requests", "window", "1d"))).isEqualTo(50);
+        assertThat(points.longValue(used, attributes("model", "m", "pool", "prod", "dimension", "output-tokens", "window", "1m")))
+                .isEqualTo(40);
+        assertThat(points.longValue(capacity, attributes("model", "m", "pool", "prod", "dimension", "output-tokens", "window", "1m")))
+                .isEqualTo(50);
+        assertThat(points.longValue(used, attributes("model", "m", "pool", "default", "dimension", "requests", "window", "1d")))
+                .isEqualTo(1);
+        assertThat(points.longValue(capacity, attributes("model", "m", "pool", "default", "dimension", "requests", "window", "1d")))
+                .isEqualTo(12);
+        assertThat(points.pointCount(used)).isEqualTo(9);           // 3 limits, each for the model and 2 pools
+    }
+
+    @Test
     void shadowDecisionsAreToldApartAndCallerLimitsNamed() {
         RateLimiter limiter = limiter(new MemoryAdmissionStore(clock), "models.m.rpm=2", "mode=shadow");
         CallerPlan key = new CallerPlan(List.of(new CallerCounter(CallerScope.KEY, "sk-1", 0, 0, 1)), 60_000, 600_000);

@@ -14,6 +14,7 @@ import dev.llmratelimit.engine.Increments;
 import dev.llmratelimit.engine.Limit;
 import dev.llmratelimit.engine.Limits;
 import dev.llmratelimit.engine.ModelCounters;
+import dev.llmratelimit.engine.ModelGroups;
 import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.engine.RateLimit;
 import dev.llmratelimit.engine.RateLimiter;
@@ -21,6 +22,7 @@ import dev.llmratelimit.engine.Refusal;
 import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.UsageCost;
 import dev.llmratelimit.engine.Verdict;
+import dev.llmratelimit.engine.WindowCounters;
 import dev.llmratelimit.policy.Durations;
 import dev.llmratelimit.usage.Usage;
 import org.junit.jupiter.api.AfterEach;
@@ -94,9 +96,13 @@ public abstract class AdmissionStoreContract {
     }
 
     private static void use(RateLimiter limiter, String model, String priority, long tokens) {
+        use(limiter, model, priority, new Usage(tokens, 0, 0));
+    }
+
+    private static void use(RateLimiter limiter, String model, String priority, Usage usage) {
         Admission admission = admit(limiter, model, priority);
         assertThat(admission.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
-        admission.complete(new Usage(tokens, 0, 0));
+        admission.complete(usage);
     }
 
     @Test
@@ -746,13 +752,15 @@ public abstract class AdmissionStoreContract {
         ModelCounters counters = limiter.snapshot("m");
         assertThat(counters.requests()).isEqualTo(5);
         assertThat(counters.tokens()).isEqualTo(300);
-        assertThat(counters.poolRequests()).containsExactly(2, 3);   // default first, then prod
-        assertThat(counters.poolTokens()).containsExactly(0, 300);
+        assertThat(counters.window(0).pool(0, Dimension.REQUESTS)).isEqualTo(2);   // default first, then prod
+        assertThat(counters.window(0).pool(1, Dimension.REQUESTS)).isEqualTo(3);
+        assertThat(counters.window(0).pool(0, Dimension.TOKENS)).isZero();
+        assertThat(counters.window(0).pool(1, Dimension.TOKENS)).isEqualTo(300);
         assertThat(counters.remainingMillis()).isBetween(1L, 60_000L);
         assertThat(limiter.groupsOf("m").saturation(counters)).isEqualTo(0.5);
         ModelCounters again = limiter.snapshot("m");
         assertThat(again.requests()).isEqualTo(5);
-        assertThat(again.poolRequests()).containsExactly(2, 3);
+        assertThat(again.window(0).pool(1, Dimension.REQUESTS)).isEqualTo(3);
         // Strict now (saturation 0.5): prod may hold 5 and holds 3, so this one leaves 1; the snapshots counted nothing.
         assertThat(decide(limiter, "m", "prod").requestRemaining()).isEqualTo(1);
     }
@@ -760,16 +768,47 @@ public abstract class AdmissionStoreContract {
     @Test
     void aSnapshotOfAnIdleModelStartsNoWindow() throws InterruptedException {
         RateLimiter limiter = limiter("models.m.rpm=10", "window=" + rollingWindow());
-        assertThat(limiter.snapshot("m")).isEqualTo(ModelCounters.idle(1));
+        assertThat(limiter.snapshot("m")).isEqualTo(ModelCounters.idle(limiter.groupsOf("m")));
         assertThat(limiter.snapshot("unconfigured")).isNull();
         admit(limiter, "m", null);
         assertThat(limiter.snapshot("m").requests()).isEqualTo(1);
         passWindow(Durations.parse("window", rollingWindow()));
-        assertThat(limiter.snapshot("m")).isEqualTo(ModelCounters.idle(1));
-        assertThat(limiter.snapshot("m")).isEqualTo(ModelCounters.idle(1));
+        assertThat(limiter.snapshot("m")).isEqualTo(ModelCounters.idle(limiter.groupsOf("m")));
+        assertThat(limiter.snapshot("m")).isEqualTo(ModelCounters.idle(limiter.groupsOf("m")));
     }
 
     // limits as data (docs/windows.md): any dimension, several windows per scope
+
+    @Test
+    void aSnapshotShowsEveryLimitedDimensionInEveryWindowOfTheModel() {
+        RateLimiter limiter = limiter("models.m.rpm=10", "models.m.itpm=100", "models.m.otpm=100", "models.m.tpd=1000",
+                "reservation.low=0.5");
+        for (int i = 0; i < 2; i++) {
+            use(limiter, "m", "low", new Usage(10, 30, 0));
+        }
+        use(limiter, "m", null, new Usage(5, 5, 0));
+
+        ModelGroups groups = limiter.groupsOf("m");
+        assertThat(groups.windows()).hasSize(2);
+        assertThat(groups.windows().get(1).model().window().millis()).isEqualTo(86_400_000);
+        ModelCounters counters = limiter.snapshot("m");
+        WindowCounters minute = counters.window(0);
+        assertThat(minute.of(Dimension.REQUESTS)).isEqualTo(3);
+        assertThat(minute.of(Dimension.INPUT_TOKENS)).isEqualTo(25);
+        assertThat(minute.of(Dimension.OUTPUT_TOKENS)).isEqualTo(65);
+        assertThat(minute.pool(0, Dimension.OUTPUT_TOKENS)).isEqualTo(5);     // default
+        assertThat(minute.pool(1, Dimension.OUTPUT_TOKENS)).isEqualTo(60);    // low
+        assertThat(minute.pool(1, Dimension.INPUT_TOKENS)).isEqualTo(20);
+        WindowCounters day = counters.window(1);
+        assertThat(day.of(Dimension.TOKENS)).isEqualTo(90);
+        assertThat(day.pool(0, Dimension.TOKENS)).isEqualTo(10);
+        assertThat(day.pool(1, Dimension.TOKENS)).isEqualTo(80);
+        assertThat(day.remainingMillis()).isBetween(86_000_000L, 86_400_000L);
+        // output tokens per minute is the most used: 65 of 100; the next decision sees the same
+        assertThat(groups.saturation(counters)).isEqualTo(0.65);
+        assertThat(decide(limiter, "m", "low").saturation()).isEqualTo(0.65);
+    }
+
 
     @Test
     void aModelsWindowsCountApartAndTheLongerOneRefusesAfterTheShorterRolled() throws InterruptedException {

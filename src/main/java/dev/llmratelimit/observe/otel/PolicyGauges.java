@@ -1,19 +1,24 @@
 package dev.llmratelimit.observe.otel;
 
 import dev.llmratelimit.engine.CounterGroup;
+import dev.llmratelimit.engine.Dimension;
 import dev.llmratelimit.engine.Limits;
 import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.ModelGroups;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.engine.StoreUnavailableException;
+import dev.llmratelimit.engine.WindowCounters;
+import dev.llmratelimit.policy.Durations;
 import dev.llmratelimit.policy.RateLimitPolicy;
+import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
 import io.opentelemetry.api.metrics.BatchCallback;
 import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.api.metrics.ObservableDoubleMeasurement;
 import io.opentelemetry.api.metrics.ObservableLongMeasurement;
 
-import java.util.List;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * The gauges read from the store: one snapshot per configured model per collection (with Redis,
@@ -33,6 +38,10 @@ final class PolicyGauges {
     private final ObservableLongMeasurement poolTokens;
     private final ObservableLongMeasurement poolRequestLimit;
     private final ObservableLongMeasurement poolTokenLimit;
+    private final ObservableLongMeasurement limitUsed;
+    private final ObservableLongMeasurement limitCapacity;
+    /** Per configured model, per window, per limited dimension: the model's and each pool's attributes. */
+    private final Map<String, LimitAttributes[][]> limitAttributes = new HashMap<>();
 
     PolicyGauges(Meter meter, RateLimitPolicy policy, RateLimiter limiter, DecisionAttributes attributes) {
         this.meter = meter;
@@ -40,7 +49,7 @@ final class PolicyGauges {
         this.limiter = limiter;
         this.attributes = attributes;
         saturation = meter.gaugeBuilder("llm_ratelimit.model.saturation.ratio").setUnit("1")
-                .setDescription("max(requests / rpm, tokens / tpm) of the model's live window").buildObserver();
+                .setDescription("The highest use of any limit of the model, in every window").buildObserver();
         strict = meter.gaugeBuilder("llm_ratelimit.model.strict").ofLongs().setUnit("1")
                 .setDescription("1 while pool limits are enforced (saturation at or above the threshold)").buildObserver();
         windowLeft = meter.gaugeBuilder("llm_ratelimit.window.remaining").setUnit("s")
@@ -53,11 +62,21 @@ final class PolicyGauges {
                 .setDescription("The pool's request limit in strict mode").buildObserver();
         poolTokenLimit = meter.gaugeBuilder("llm_ratelimit.pool.tokens.limit").ofLongs().setUnit("{token}")
                 .setDescription("The pool's token limit in strict mode").buildObserver();
+        limitUsed = meter.gaugeBuilder("llm_ratelimit.limit.used").ofLongs().setUnit("{count}")
+                .setDescription("Counted against each limit of a model (pool: the pool's part) in its live window").buildObserver();
+        limitCapacity = meter.gaugeBuilder("llm_ratelimit.limit.capacity").ofLongs().setUnit("{count}")
+                .setDescription("Each limit of a model (pool: the pool's share in strict mode)").buildObserver();
+        for (String model : policy.models().keySet()) {
+            ModelGroups groups = limiter.groupsOf(model);
+            if (groups != null) {
+                limitAttributes.put(model, LimitAttributes.of(groups));
+            }
+        }
     }
 
     BatchCallback register() {
         return meter.batchCallback(this::observe, saturation, strict, windowLeft, poolRequests, poolTokens,
-                poolRequestLimit, poolTokenLimit);
+                poolRequestLimit, poolTokenLimit, limitUsed, limitCapacity);
     }
 
     private void observe() {
@@ -84,22 +103,64 @@ final class PolicyGauges {
         strict.record(enforced && modelSaturation >= policy.models().get(groups.name()).saturationThreshold() ? 1 : 0,
                 model.model);
         windowLeft.record(counters.remainingMillis() / 1000.0, model.model);
+        observeLimits(groups, counters, enforced);
         Limits limits = groups.model().limits();
         for (int index = 0; index < groups.pools().size(); index++) {
             CounterGroup poolGroup = groups.pools().get(index);
             Attributes pool = model.pool(poolGroup.member()).pool;
             if (limits.limitsRequests()) {
-                poolRequests.record(counters.poolRequests(index), pool);
+                poolRequests.record(counters.window(0).pool(index, Dimension.REQUESTS), pool);
                 if (enforced) {
                     poolRequestLimit.record(poolGroup.limits().requests(), pool);
                 }
             }
             if (limits.limitsTokens()) {
-                poolTokens.record(counters.poolTokens(index), pool);
+                poolTokens.record(counters.window(0).pool(index, Dimension.TOKENS), pool);
                 if (enforced) {
                     poolTokenLimit.record(poolGroup.limits().tokens(), pool);
                 }
             }
+        }
+    }
+
+    private void observeLimits(ModelGroups groups, ModelCounters counters, boolean enforced) {
+        LimitAttributes[][] attributes = limitAttributes.get(groups.name());
+        for (int w = 0; w < groups.windows().size(); w++) {
+            ModelGroups.Window window = groups.windows().get(w);
+            WindowCounters counted = counters.window(w);
+            for (LimitAttributes limit : attributes[w]) {
+                limitUsed.record(counted.of(limit.dimension), limit.model);
+                limitCapacity.record(window.model().limits().of(limit.dimension), limit.model);
+                for (int p = 0; p < window.pools().size(); p++) {
+                    limitUsed.record(counted.pool(p, limit.dimension), limit.pools[p]);
+                    if (enforced) {
+                        limitCapacity.record(window.pools().get(p).limits().of(limit.dimension), limit.pools[p]);
+                    }
+                }
+            }
+        }
+    }
+
+    /** The attributes of one limit ({@code model}, {@code dimension}, {@code window}), the model's and each pool's. */
+    private record LimitAttributes(Dimension dimension, Attributes model, Attributes[] pools) {
+
+        private static final AttributeKey<String> DIMENSION = AttributeKey.stringKey("dimension");
+        private static final AttributeKey<String> WINDOW = AttributeKey.stringKey("window");
+
+        static LimitAttributes[][] of(ModelGroups groups) {
+            LimitAttributes[][] windows = new LimitAttributes[groups.windows().size()][];
+            for (int w = 0; w < windows.length; w++) {
+                ModelGroups.Window window = groups.windows().get(w);
+                String length = Durations.format(window.model().window().millis());
+                windows[w] = Dimension.WINDOWED.stream().filter(window.model().limits()::limits).map(dimension -> {
+                    Attributes model = Attributes.of(DecisionAttributes.MODEL, groups.name(), DIMENSION,
+                            dimension.configName(), WINDOW, length);
+                    Attributes[] pools = window.pools().stream().map(pool -> model.toBuilder()
+                            .put(DecisionAttributes.POOL, pool.member()).build()).toArray(Attributes[]::new);
+                    return new LimitAttributes(dimension, model, pools);
+                }).toArray(LimitAttributes[]::new);
+            }
+            return windows;
         }
     }
 }

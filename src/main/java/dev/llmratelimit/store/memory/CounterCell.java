@@ -33,8 +33,6 @@ final class CounterCell {
     private long lastAsked = Long.MIN_VALUE;
 
     /* Figures of a field: one per windowed dimension (at its index), then money. */
-    private static final int REQUESTS = Dimension.REQUESTS.index();
-    private static final int TOKENS = Dimension.TOKENS.index();
     /** Micro-dollars spent (settled). */
     static final int MICROS = Dimension.WINDOWED.size();
     /** Micro-dollars reserved by decisions not yet settled. */
@@ -82,18 +80,21 @@ final class CounterCell {
     }
 
     /**
-     * Requests and tokens of each field, in order, of the live window (index 0) and the previous
-     * one (index 1), as stored: not rolled to any time.
+     * The count of every windowed dimension of each field, in order, of the live window (index 0)
+     * and the previous one (index 1), as stored: not rolled to any time.
      */
     long[][] stored(List<String> fields) {
-        long[][] stored = new long[2][2 * fields.size()];
+        int dimensions = Dimension.WINDOWED.size();
+        long[][] stored = new long[2][dimensions * fields.size()];
         for (int i = 0; i < fields.size(); i++) {
             long[] live = current.get(fields.get(i));
             long[] before = previous.get(fields.get(i));
-            stored[0][2 * i] = live == null ? 0 : live[REQUESTS];
-            stored[0][2 * i + 1] = live == null ? 0 : live[TOKENS];
-            stored[1][2 * i] = before == null ? 0 : before[REQUESTS];
-            stored[1][2 * i + 1] = before == null ? 0 : before[TOKENS];
+            if (live != null) {
+                System.arraycopy(live, 0, stored[0], dimensions * i, dimensions);
+            }
+            if (before != null) {
+                System.arraycopy(before, 0, stored[1], dimensions * i, dimensions);
+            }
         }
         return stored;
     }

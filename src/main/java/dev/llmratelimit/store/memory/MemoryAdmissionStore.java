@@ -15,6 +15,7 @@ import dev.llmratelimit.engine.PoolSharing;
 import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.StoreUnavailableException;
 import dev.llmratelimit.engine.Verdict;
+import dev.llmratelimit.engine.WindowCounters;
 
 import java.time.Clock;
 import java.util.ArrayList;
@@ -260,17 +261,26 @@ public final class MemoryAdmissionStore implements AdmissionStore {
 
     @Override
     public ModelCounters snapshot(ModelGroups model) {
-        CounterCell cell = cells.get(CellKey.of(model.model()));
-        if (cell == null) {
-            return ModelCounters.idle(model.pools().size());
+        long now = clock.millis();
+        List<WindowCounters> windows = new ArrayList<>(model.windows().size());
+        for (ModelGroups.Window window : model.windows()) {
+            windows.add(snapshot(window, now));
         }
-        List<String> fields = new ArrayList<>(1 + model.pools().size());
+        return new ModelCounters(windows);
+    }
+
+    private WindowCounters snapshot(ModelGroups.Window window, long now) {
+        CounterCell cell = cells.get(CellKey.of(window.model()));
+        if (cell == null) {
+            return WindowCounters.idle(window.pools().size());
+        }
+        List<String> fields = new ArrayList<>(1 + window.pools().size());
         fields.add("");
-        model.pools().forEach(pool -> fields.add(pool.member()));
+        window.pools().forEach(pool -> fields.add(pool.member()));
         cell.lock.lock();
         try {
             long[][] stored = cell.stored(fields);
-            return ModelCounters.read(model.model().window(), cell.end, clock.millis(), stored[0], stored[1]);
+            return WindowCounters.read(window.model().window(), cell.end, now, stored[0], stored[1]);
         } finally {
             cell.lock.unlock();
         }

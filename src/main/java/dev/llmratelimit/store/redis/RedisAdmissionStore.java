@@ -14,11 +14,14 @@ import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.StoreUnavailableException;
 import dev.llmratelimit.engine.Verdict;
 import dev.llmratelimit.engine.VerdictFigures;
+import dev.llmratelimit.engine.WindowCounters;
 import dev.llmratelimit.store.UncancelledRefusalException;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 
+import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * Counters in Redis, shared by every instance. A decision is one {@code admit.lua} call and its
@@ -37,6 +40,9 @@ public final class RedisAdmissionStore implements AdmissionStore {
     static final LuaScript SETTLE = LuaScript.fromResources("window.lua", "settle.lua");
     static final LuaScript SNAPSHOT = LuaScript.fromResources("window.lua", "snapshot.lua");
     static final LuaScript BUDGET = LuaScript.fromResources("window.lua", "budget.lua");
+    /** The field letters of the windowed dimensions in index order, as snapshot.lua reads them. */
+    private static final String SNAPSHOT_LETTERS = Dimension.WINDOWED.stream()
+            .map(dimension -> String.valueOf(dimension.field())).collect(Collectors.joining());
     /** What admit.lua returns per group after its windowed dimensions' counts. */
     private static final int FIGURES_PER_GROUP = 5;
 
@@ -191,21 +197,34 @@ public final class RedisAdmissionStore implements AdmissionStore {
         this.<Long>run(script, RScript.ReturnType.INTEGER, call.routingKey(), call.keys, args);
     }
 
-    /** One read-only {@code snapshot.lua} call on the model's hash. */
+    /** One read-only {@code snapshot.lua} call on the model's hashes (one per window, all in its hash slot). */
     @Override
     public ModelCounters snapshot(ModelGroups model) {
         String key = keyOf(model.name());
-        Object[] pools = model.pools().stream().map(CounterGroup::member).toArray();
-        List<Long> read = run(SNAPSHOT, RScript.ReturnType.MULTI, key, List.of(key), pools);
-        int fields = 2 + 2 * pools.length;
-        long[] stored = new long[fields];
-        long[] previous = new long[fields];
-        for (int i = 0; i < fields; i++) {
-            stored[i] = read.get(2 + i);
-            previous[i] = read.get(2 + fields + i);
+        List<Object> hashes = model.windows().stream().<Object>map(window -> GroupKeys.of(redis.keyPrefix(), window.model()).hash())
+                .toList();
+        List<CounterGroup> pools = model.pools();
+        Object[] args = new Object[1 + pools.size()];
+        args[0] = SNAPSHOT_LETTERS;
+        for (int p = 0; p < pools.size(); p++) {
+            args[1 + p] = pools.get(p).member();
         }
-        long windowEnd = read.get(1) < 0 ? Long.MIN_VALUE : read.get(1);
-        return ModelCounters.read(model.model().window(), windowEnd, read.get(0), stored, previous);
+        List<Long> read = run(SNAPSHOT, RScript.ReturnType.MULTI, key, hashes, args);
+        int fields = Dimension.WINDOWED.size() * (1 + pools.size());
+        List<WindowCounters> windows = new ArrayList<>(hashes.size());
+        int at = 1;
+        for (ModelGroups.Window window : model.windows()) {
+            long[] stored = new long[fields];
+            long[] previous = new long[fields];
+            for (int i = 0; i < fields; i++) {
+                stored[i] = read.get(at + 1 + i);
+                previous[i] = read.get(at + 1 + fields + i);
+            }
+            long windowEnd = read.get(at) < 0 ? Long.MIN_VALUE : read.get(at);
+            windows.add(WindowCounters.read(window.model().window(), windowEnd, read.get(0), stored, previous));
+            at += 1 + 2 * fields;
+        }
+        return new ModelCounters(windows);
     }
 
     /** One read-only {@code budget.lua} call per budget (each budget lives in its own hash slot). */

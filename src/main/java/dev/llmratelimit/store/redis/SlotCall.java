@@ -166,8 +166,8 @@ final class SlotCall {
 
     /**
      * The windowed dimensions the scripts handle for a group, in {@link Dimension#WINDOWED} order:
-     * those it limits or adds to (requests are counted where only tokens are limited); none
-     * without counters.
+     * those it limits (a count nothing limits is never read, so it is not kept); none without
+     * counters.
      */
     static List<Dimension> dimensionsOf(CounterGroup group) {
         if (!group.window().counts()) {
@@ -175,7 +175,7 @@ final class SlotCall {
         }
         List<Dimension> dimensions = new ArrayList<>(Dimension.WINDOWED.size());
         for (Dimension dimension : Dimension.WINDOWED) {
-            if (group.limits().limits(dimension) || group.increments().of(dimension) != 0) {
+            if (group.limits().limits(dimension)) {
                 dimensions.add(dimension);
             }
         }

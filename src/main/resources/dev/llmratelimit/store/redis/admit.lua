@@ -1,7 +1,7 @@
 -- One decision for every counter group of one hash slot (docs/admission.md), the same
 -- rule as dev.llmratelimit.engine.PlanRule: read every group, compute the saturation (the highest
 -- use over every model group's limits), check every enforced limit in order, and only if all pass
--- apply every group's increments and record the window ends it counted in under the request id.
+-- apply every group's increments; the request id's marker keeps the decision's time.
 -- Runs after window.lua.
 -- KEYS     the groups' hashes, slot sets and lease sets, then last the request's marker
 -- ARGV     request id, lease ms, group count, then per group: hash index in KEYS (0: none), slot set
@@ -30,12 +30,13 @@ local marker = KEYS[#KEYS]
 
 -- The marker is claimed first: NX refuses a request id already decided or cancelled, and as the
 -- script's first write it is the one Redis refuses when full (maxmemory is checked at a script's
--- first write only), so a full Redis fails the decision before anything is counted.
-if not redis.call('SET', marker, '', 'NX', 'PX', string.format('%d', lease)) then
+-- first write only), so a full Redis fails the decision before anything is counted. It holds the
+-- decision's time: each group counted in the one window of its length that ends in
+-- (now, now + window], which is how settle.lua finds it again.
+local now = serverMillis()
+if not redis.call('SET', marker, string.format('%d', now), 'NX', 'PX', string.format('%d', lease)) then
     return {-1, 0}
 end
-
-local now = serverMillis()
 local g = {}
 -- the hashes in KEYS order of first use, each with the groups it holds (a model and its pools share one)
 local hashes = {}
@@ -284,7 +285,6 @@ if result[1] > 0 then
     return result
 end
 
-local ends = {}
 -- The record lives for the lease, and while a window it reserved tokens in still counts: a call that
 -- outlives its lease is then still settled against its reservation, not beside it.
 local keep = lease
@@ -329,7 +329,8 @@ for i = 1, n do
         -- Every slot in the set ends no later than this one: the set goes when its last lease does.
         redis.call('PEXPIRE', KEYS[group.slots], lease)
     end
-    ends[i] = string.format('%d', group.windowEnd)
 end
-redis.call('SET', marker, table.concat(ends, ','), 'PX', string.format('%d', keep))
+if keep > lease then
+    redis.call('PEXPIRE', marker, string.format('%d', keep))
+end
 return result

@@ -1,14 +1,16 @@
 -- Finishes one decision of one hash slot, once (see AdmissionStore.settle): takes the request's
--- marker (GETDEL: the window ends admit.lua counted in). Marker 'x' (cancelled): nothing to do. A
--- marker of window ends: records the usage (each group's reservation replaced by it in the window it
--- went into; a group that reserved nothing records in its live window), or, to cancel, takes back
--- requests, reservations and money from the windows that counted them; then releases the slots.
+-- marker (GETDEL: the time admit.lua decided at). Marker 'x' (cancelled): nothing to do. A marker of
+-- a time: records the usage (each group's reservation replaced by it in the window it went into; a
+-- group that reserved nothing records in its live window), or, to cancel, takes back requests,
+-- reservations and money from the windows that counted them; then releases the slots.
 -- No marker (never applied, already settled, or its lease ended): a cancel leaves the tombstone 'x'
 -- (a late admit.lua obeys it); a late settlement records its usage in the live windows; an
 -- unanswered one (a request served although its decision got no answer) records the request and its
 -- usage in the live windows. Both leave the tombstone, so each counts once however often it is sent,
 -- and an unanswered one whether its decision never runs or runs after it; anything else does
 -- nothing. Runs after window.lua.
+-- Counters: each hash is read once (HMGET of its window end and every field the settlement changes)
+-- and written once (HSET); the clock is read only when a window must be started.
 -- A budget's money: the request's reservation is given back unless its lease gave it back
 -- already (exactly one ZREM of its member succeeds), and the cost is spent ('m'), once: -1 spends
 -- the worst case reserved.
@@ -39,12 +41,7 @@ end
 if not marker and not late then
     return 0
 end
-local ends = {}
-if marker then
-    for value in string.gmatch(marker, '[^,]+') do
-        ends[#ends + 1] = tonumber(value)
-    end
-end
+local decidedAt = tonumber(marker)
 
 -- The server's clock, read only by the settlements that start a window.
 local now = nil
@@ -55,45 +52,46 @@ local function clock()
     return now
 end
 
--- Each rolling hash's live window end, read once per hash (nil: no live window).
-local liveEnds = {}
-local function liveEndOf(key)
-    if liveEnds[key] == nil then
-        liveEnds[key] = {value = tonumber(redis.call('HGET', key, 'e'))}
-    end
-    return liveEnds[key].value
-end
-
--- The prefix of the window a decision counted in ('' live, 'p' previous), or nil if it no longer
--- counts. A window whose end has passed but that no decision rolled yet still holds its counts: the
--- next roll keeps them (sliding) or drops them, as it would have without this settlement.
-local function countedIn(key, group, windowEnd)
-    if group.window == 0 then
-        return ''
-    end
-    local liveEnd = liveEndOf(key)
-    if liveEnd == nil then
+-- The prefix of the window the decision counted a group in ('' live, 'p' previous), given the live
+-- window's end (nil: none), or nil if it no longer counts. The decision counted in the one window of
+-- the group's length that ended in (decidedAt, decidedAt + window]; a window whose end has passed
+-- but that no decision rolled yet still holds its counts: the next roll keeps them (sliding) or
+-- drops them, as it would have without this settlement.
+local function countedIn(group, liveEnd)
+    if liveEnd == nil or decidedAt == nil then
         return nil
-    elseif windowEnd == liveEnd then
+    end
+    local function isCounted(windowEnd)
+        return windowEnd > decidedAt and windowEnd <= decidedAt + group.window
+    end
+    if isCounted(liveEnd) then
         return ''
-    elseif group.sliding and windowEnd == liveEnd - group.window then
+    elseif group.sliding and isCounted(liveEnd - group.window) then
         return 'p'
     end
     return nil
 end
 
-local function liveWindow(key, group)
-    if group.window > 0 then
-        local windowEnd = liveEndOf(key)
-        if mustRoll(clock(), windowEnd) then
-            liveEnds[key] = {value = rollWindow(key, clock(), group.window, group.sliding, windowEnd)}
-        end
-    else
-        redis.call('PEXPIREAT', key, string.format('%d', group.periodEnd + lease))
-    end
-    return ''
+-- A budget's period: its hash lives to the period's end plus the lease.
+local function keepPeriod(key, group)
+    redis.call('PEXPIREAT', key, string.format('%d', group.periodEnd + lease))
 end
 
+-- Per hash, in order of first use: the counter changes the settlement makes, each {group, field,
+-- count, live}: live ones go into the live window (started if none is), the others into the window
+-- the decision counted in. Every group with counters but no money counts in a rolling window.
+local changes = {}
+local changeOrder = {}
+local function change(key, group, field, count, live)
+    if changes[key] == nil then
+        changes[key] = {}
+        changeOrder[#changeOrder + 1] = key
+    end
+    local list = changes[key]
+    list[#list + 1] = {group = group, field = field, count = count, live = live}
+end
+
+local applied = marker ~= false and marker ~= nil
 local a = 6
 for i = 1, n do
     local group = {
@@ -115,7 +113,6 @@ for i = 1, n do
     if group.hash > 0 then
         local key = KEYS[group.hash]
         local s = group.suffix
-        local applied = marker ~= false and marker ~= nil
         if group.countsMoney then
             if group.leases > 0 and group.incMic > 0
                 and redis.call('ZREM', KEYS[group.leases], string.format('%d', group.incMic) .. ':' .. requestId) == 1 then
@@ -126,41 +123,87 @@ for i = 1, n do
                 if spent < 0 then
                     spent = group.incMic
                 end
-                liveWindow(key, group)
+                keepPeriod(key, group)
                 addClamped(key, 'm' .. s, spent)
             end
         elseif cancel then
-            local counted = applied and countedIn(key, group, ends[i]) or nil
-            if counted ~= nil then
+            if applied then
                 for _, dim in ipairs(group.dims) do
-                    addClamped(key, counted .. dim.field .. s, -dim.inc)
+                    change(key, group, dim.field .. s, -dim.inc, false)
                 end
             end
         elseif applied or not unanswered then
             for _, dim in ipairs(group.dims) do
                 local reserved = applied and dim.inc or 0
                 if dim.settles and dim.usage >= 0 then
-                    local target
-                    if reserved == 0 then
-                        target = liveWindow(key, group)
-                    else
-                        target = countedIn(key, group, ends[i])
-                    end
-                    if target ~= nil then
-                        addClamped(key, target .. dim.field .. s, dim.usage - reserved)
-                    end
+                    change(key, group, dim.field .. s, dim.usage - reserved, reserved == 0)
                 end
             end
         else
-            liveWindow(key, group)
             for _, dim in ipairs(group.dims) do
                 local used = dim.inc
                 if dim.settles and dim.usage >= 0 then
                     used = dim.usage
                 end
-                addClamped(key, dim.field .. s, used)
+                change(key, group, dim.field .. s, used, true)
             end
         end
+    end
+end
+
+-- Each rolling hash: one HMGET, a roll if a live change finds the window ended, one HSET.
+for _, key in ipairs(changeOrder) do
+    local list = changes[key]
+    local first = list[1].group
+    local fields = {'e'}
+    local needsLive = false
+    for _, c in ipairs(list) do
+        fields[#fields + 1] = c.field
+        fields[#fields + 1] = 'p' .. c.field
+        needsLive = needsLive or c.live
+    end
+    local read = redis.call('HMGET', key, unpack(fields))
+    local liveEnd = tonumber(read[1])
+    local values = {}
+    for f = 2, #fields do
+        values[fields[f]] = tonumber(read[f]) or 0
+    end
+    if needsLive and mustRoll(clock(), liveEnd) then
+        local follows
+        liveEnd, follows = rollWindow(key, clock(), first.window, first.sliding, liveEnd)
+        -- the live counters read before the roll are now the previous window's (or gone)
+        for f = 2, #fields, 2 do
+            if follows then
+                values[fields[f + 1]] = values[fields[f]]
+            else
+                values[fields[f + 1]] = 0
+            end
+            values[fields[f]] = 0
+        end
+    end
+    local written = {}
+    local changed = {}
+    for _, c in ipairs(list) do
+        local prefix = ''
+        if not c.live then
+            prefix = countedIn(c.group, liveEnd)
+        end
+        if prefix ~= nil and c.count ~= 0 then
+            local field = prefix .. c.field
+            values[field] = clamped(values[field], c.count)
+            if not written[field] then
+                written[field] = true
+                changed[#changed + 1] = field
+            end
+        end
+    end
+    if #changed > 0 then
+        local args = {}
+        for _, field in ipairs(changed) do
+            args[#args + 1] = field
+            args[#args + 1] = string.format('%d', values[field])
+        end
+        redis.call('HSET', key, unpack(args))
     end
 end
 if not marker then

@@ -1,7 +1,9 @@
 package dev.llmratelimit.store.redis;
 
 import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.Dimension;
 import dev.llmratelimit.engine.Limit;
+import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.testsupport.RedisCluster;
 import dev.llmratelimit.testsupport.RedisServer;
@@ -43,6 +45,8 @@ class RedisClusterStoreTest {
         Path yaml = cluster.writeRedissonConfig();
         List<String> lines = new ArrayList<>(List.of("reservation.prod=0.5", "saturation-threshold=1"));
         IntStream.range(0, MODELS).forEach(i -> lines.add("models.model-" + i + ".rpm=3"));
+        lines.add("models.daily.rpm=3");
+        lines.add("models.daily.rpd=10");
         RateLimiter limiter;
         try (RedisAdmissionStore store = RedisAdmissionStore.create(RedisStoreSettings.parse(
                 Map.of(RedisStoreSettings.PREFIX + "config-file", yaml.toString())))) {
@@ -54,6 +58,14 @@ class RedisClusterStoreTest {
                 slotsUsed.add(cluster.slotOf(store.keyOf("model-" + i)));
             }
             assertThat(slotsUsed.stream().map(cluster::masterOf).distinct()).hasSize(3);   // every master took part
+
+            // A model's windows share its hash tag: one snapshot call reads the minute's and the day's counters.
+            assertThat(admitUntilRefused(limiter, "daily")).isEqualTo(3);
+            ModelCounters daily = limiter.snapshot("daily");
+            assertThat(daily.window(0).of(Dimension.REQUESTS)).isEqualTo(3);
+            assertThat(daily.window(1).of(Dimension.REQUESTS)).isEqualTo(3);
+            assertThat(daily.window(1).pool(1, Dimension.REQUESTS)).isEqualTo(3);   // prod
+            assertThat(limiter.groupsOf("daily").saturation(daily)).isEqualTo(1.0);
 
             int slot = slotsUsed.get(0);
             RedisServer failed = cluster.masterOf(slot);
