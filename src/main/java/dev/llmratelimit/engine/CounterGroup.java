@@ -41,6 +41,14 @@ public record CounterGroup(GroupKind kind, String id, String member, GroupWindow
                 : new CounterGroup(kind, id, member, window, limits, enforcement, other, sharing);
     }
 
+    /**
+     * The limits the next decision of this group would apply with these pools active: a
+     * work-conserving pool's share among them (itself counted), else its own limits.
+     */
+    public Limits limitsWith(boolean[] activePools) {
+        return sharing == null || activePools == null ? limits : sharing.limitsAmong(activePools);
+    }
+
     /** A work-conserving pool as decided with these pools active: its limits are its share among them. */
     public CounterGroup among(boolean[] activePools) {
         return new CounterGroup(kind, id, member, window, sharing.limitsAmong(activePools), enforcement, increments,

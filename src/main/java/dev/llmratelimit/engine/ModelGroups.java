@@ -32,6 +32,11 @@ public record ModelGroups(String name, List<Window> windows) {
         return windows.get(0).pools();
     }
 
+    /** Whether the pools share the model work-conservingly (their shares among the active pools). */
+    public boolean sharesWork() {
+        return !pools().isEmpty() && pools().get(0).sharing() != null;
+    }
+
     /** Whether pools are held to their shares above the saturation threshold ({@code false}: only tracked). */
     public boolean poolsEnforced() {
         return !pools().isEmpty() && pools().get(0).enforcement().mode() == Enforcement.Mode.WHEN_SATURATED;

@@ -90,6 +90,7 @@ public final class StatusJson {
         json.writeNumberField("tpm", model.tpm());
         json.writeNumberField("saturation_threshold", model.threshold());
         json.writeBooleanField("pools_enforced", model.poolsEnforced());
+        json.writeStringField("fairness", model.fairness());
         json.writeBooleanField("available", model.available());
         json.writeNumberField("saturation", model.saturation());
         json.writeStringField("mode", model.mode());
@@ -120,6 +121,10 @@ public final class StatusJson {
             json.writeNumberField("request_limit", pool.requestLimit());
             json.writeNumberField("tokens", pool.tokens());
             json.writeNumberField("token_limit", pool.tokenLimit());
+            if (pool.shareNow() >= 0) {
+                json.writeBooleanField("active", pool.active());
+                json.writeNumberField("share_now", pool.shareNow());
+            }
             json.writeEndObject();
         }
         json.writeEndArray();

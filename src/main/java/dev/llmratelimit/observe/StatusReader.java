@@ -4,6 +4,7 @@ import dev.llmratelimit.engine.DecisionObserver;
 import dev.llmratelimit.engine.CounterGroup;
 import dev.llmratelimit.engine.Dimension;
 import dev.llmratelimit.engine.Limits;
+import dev.llmratelimit.engine.PoolSharing;
 import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.ModelGroups;
 import dev.llmratelimit.engine.RateLimiter;
@@ -81,14 +82,19 @@ public final class StatusReader {
         List<StatusReport.Pool> pools = new ArrayList<>();
         for (int index = 0; index < groups.pools().size(); index++) {
             CounterGroup pool = groups.pools().get(index);
+            Limits poolLimits = available ? pool.limitsWith(counters.active()) : pool.limits();
+            PoolSharing sharing = pool.sharing();
             pools.add(new StatusReport.Pool(pool.member(), model.shareOf(pool.member()),
                     available && limits.limitsRequests() ? counters.window(0).pool(index, Dimension.REQUESTS) : -1,
-                    enforced && limits.limitsRequests() ? pool.limits().requests() : -1,
+                    enforced && limits.limitsRequests() ? poolLimits.requests() : -1,
                     available && limits.limitsTokens() ? counters.window(0).pool(index, Dimension.TOKENS) : -1,
-                    enforced && limits.limitsTokens() ? pool.limits().tokens() : -1));
+                    enforced && limits.limitsTokens() ? poolLimits.tokens() : -1,
+                    available && counters.active(index),
+                    sharing == null || !available ? -1 : sharing.shareAmong(counters.active())));
         }
         return new StatusReport.Model(model.name(), limits.limitsRequests() ? limits.requests() : -1,
                 limits.limitsTokens() ? limits.tokens() : -1, model.saturationThreshold(), enforced,
+                groups.sharesWork() ? "work-conserving" : "saturation",
                 available, saturation, strict ? "strict" : "generous",
                 available ? counters.remainingMillis() : -1,
                 available && limits.limitsRequests() ? counters.requests() : -1,
@@ -110,8 +116,9 @@ public final class StatusReader {
                 List<StatusReport.PoolLimit> pools = new ArrayList<>(window.pools().size());
                 for (int p = 0; p < window.pools().size(); p++) {
                     CounterGroup pool = window.pools().get(p);
+                    Limits poolLimits = w == 0 && counters != null ? pool.limitsWith(counters.active()) : pool.limits();
                     pools.add(new StatusReport.PoolLimit(pool.member(), counted == null ? -1 : counted.pool(p, dimension),
-                            enforced ? pool.limits().of(dimension) : -1));
+                            enforced ? poolLimits.of(dimension) : -1));
                 }
                 limits.add(new StatusReport.Limit(dimension.configName(), window.model().window().millis(),
                         window.model().limits().of(dimension), counted == null ? -1 : counted.of(dimension),

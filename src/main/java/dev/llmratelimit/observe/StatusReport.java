@@ -37,11 +37,12 @@ public record StatusReport(Instant generatedAt, String enforcement, long windowM
      * @param windowLeftMillis 0 when no window is live
      * @param limits           every limit of the model, by window (the configured one first), then
      *                         in dimension order
+     * @param fairness         {@code saturation} or {@code work-conserving}
      * @param refusedRecently  this instance's refusals by limit label over the last window length
      * @param history          this instance's last 30 minutes in 30-second buckets, oldest first
      */
-    public record Model(String name, long rpm, long tpm, double threshold, boolean poolsEnforced, boolean available,
-                        double saturation, String mode, long windowLeftMillis, long requests, long tokens,
+    public record Model(String name, long rpm, long tpm, double threshold, boolean poolsEnforced, String fairness,
+                        boolean available, double saturation, String mode, long windowLeftMillis, long requests, long tokens,
                         List<Pool> pools, List<Limit> limits, Map<String, Long> refusedRecently,
                         List<RecentActivity.Point> history) {
     }
@@ -73,7 +74,11 @@ public record StatusReport(Instant generatedAt, String enforcement, long windowM
      * @param requestLimit the pool's request limit in strict mode; -1 when not limited (the model
      *                     limits no requests, or no reservation is configured, so pools are only tracked)
      * @param tokenLimit   the same for tokens
+     * @param active       under work-conserving fairness, whether it asked within the window
+     * @param shareNow     under work-conserving fairness, its share among the active pools (as if it
+     *                     asked now when it is idle); -1 under saturation fairness
      */
-    public record Pool(String name, double share, long requests, long requestLimit, long tokens, long tokenLimit) {
+    public record Pool(String name, double share, long requests, long requestLimit, long tokens, long tokenLimit,
+                       boolean active, double shareNow) {
     }
 }

@@ -76,6 +76,27 @@ class OpenTelemetryMetricsTest {
     }
 
     @Test
+    void underWorkConservingFairnessTheGaugesShowWhichPoolsAreActiveAndTheirLimitsNow() {
+        RateLimiter limiter = limiter(new MemoryAdmissionStore(clock), "models.m.rpm=20", "reservation.prod=0.5",
+                "reservation.dev=0.25", "default-priority=0.25", "fairness=work-conserving");
+        for (int i = 0; i < 3; i++) {
+            admit(limiter, "m", "prod").abort();
+        }
+
+        MetricPoints points = MetricPoints.collect(reader);
+        assertThat(points.longValue("llm_ratelimit.pool.active", attributes("model", "m", "pool", "prod"))).isEqualTo(1);
+        assertThat(points.longValue("llm_ratelimit.pool.active", attributes("model", "m", "pool", "dev"))).isEqualTo(0);
+        assertThat(points.longValue("llm_ratelimit.pool.active", attributes("model", "m", "pool", "default"))).isEqualTo(0);
+        // prod alone holds the whole model; each idle pool would get its share among itself and prod
+        assertThat(points.longValue("llm_ratelimit.pool.requests.limit", attributes("model", "m", "pool", "prod"))).isEqualTo(20);
+        assertThat(points.longValue("llm_ratelimit.pool.requests.limit", attributes("model", "m", "pool", "dev"))).isEqualTo(6);
+
+        clock.advance(Duration.ofSeconds(60));
+        points = MetricPoints.collect(reader);
+        assertThat(points.longValue("llm_ratelimit.pool.active", attributes("model", "m", "pool", "prod"))).isEqualTo(0);
+    }
+
+    @Test
     void decisionsTokensAndGaugesAfterAScriptedLoad() {
         // m: 10 requests, 1000 tokens; prod keeps 50 %, the default pool 25 % (2 requests, 250 tokens in strict mode).
         RateLimiter limiter = limiter(new MemoryAdmissionStore(clock), "models.m.rpm=10", "models.m.tpm=1000",

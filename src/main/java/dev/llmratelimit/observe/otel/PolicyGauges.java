@@ -38,6 +38,7 @@ final class PolicyGauges {
     private final ObservableLongMeasurement poolTokens;
     private final ObservableLongMeasurement poolRequestLimit;
     private final ObservableLongMeasurement poolTokenLimit;
+    private final ObservableLongMeasurement poolActive;
     private final ObservableLongMeasurement limitUsed;
     private final ObservableLongMeasurement limitCapacity;
     /** Per configured model, per window, per limited dimension: the model's and each pool's attributes. */
@@ -62,6 +63,8 @@ final class PolicyGauges {
                 .setDescription("The pool's request limit in strict mode").buildObserver();
         poolTokenLimit = meter.gaugeBuilder("llm_ratelimit.pool.tokens.limit").ofLongs().setUnit("{token}")
                 .setDescription("The pool's token limit in strict mode").buildObserver();
+        poolActive = meter.gaugeBuilder("llm_ratelimit.pool.active").ofLongs().setUnit("1")
+                .setDescription("1 while the pool asked within the window (work-conserving fairness), else 0").buildObserver();
         limitUsed = meter.gaugeBuilder("llm_ratelimit.limit.used").ofLongs().setUnit("{count}")
                 .setDescription("Counted against each limit of a model (pool: the pool's part) in its live window").buildObserver();
         limitCapacity = meter.gaugeBuilder("llm_ratelimit.limit.capacity").ofLongs().setUnit("{count}")
@@ -76,7 +79,7 @@ final class PolicyGauges {
 
     BatchCallback register() {
         return meter.batchCallback(this::observe, saturation, strict, windowLeft, poolRequests, poolTokens,
-                poolRequestLimit, poolTokenLimit, limitUsed, limitCapacity);
+                poolRequestLimit, poolTokenLimit, poolActive, limitUsed, limitCapacity);
     }
 
     private void observe() {
@@ -108,17 +111,21 @@ final class PolicyGauges {
         for (int index = 0; index < groups.pools().size(); index++) {
             CounterGroup poolGroup = groups.pools().get(index);
             Attributes pool = model.pool(poolGroup.member()).pool;
+            Limits poolLimits = poolGroup.limitsWith(counters.active());
             if (limits.limitsRequests()) {
                 poolRequests.record(counters.window(0).pool(index, Dimension.REQUESTS), pool);
                 if (enforced) {
-                    poolRequestLimit.record(poolGroup.limits().requests(), pool);
+                    poolRequestLimit.record(poolLimits.requests(), pool);
                 }
             }
             if (limits.limitsTokens()) {
                 poolTokens.record(counters.window(0).pool(index, Dimension.TOKENS), pool);
                 if (enforced) {
-                    poolTokenLimit.record(poolGroup.limits().tokens(), pool);
+                    poolTokenLimit.record(poolLimits.tokens(), pool);
                 }
+            }
+            if (groups.sharesWork()) {
+                poolActive.record(counters.active(index) ? 1 : 0, pool);
             }
         }
     }

@@ -266,7 +266,25 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         for (ModelGroups.Window window : model.windows()) {
             windows.add(snapshot(window, now));
         }
-        return new ModelCounters(windows);
+        return new ModelCounters(windows, model.sharesWork() ? active(model, now) : null);
+    }
+
+    /** Which pools asked within the configured window. */
+    private boolean[] active(ModelGroups model, long now) {
+        boolean[] active = new boolean[model.pools().size()];
+        CounterCell cell = cells.get(CellKey.of(model.model()));
+        if (cell == null) {
+            return active;
+        }
+        cell.lock.lock();
+        try {
+            for (int p = 0; p < active.length; p++) {
+                active[p] = cell.askedWithin(model.pools().get(p).member(), now, model.model().window().millis());
+            }
+        } finally {
+            cell.lock.unlock();
+        }
+        return active;
     }
 
     private WindowCounters snapshot(ModelGroups.Window window, long now) {

@@ -201,13 +201,17 @@ public final class RedisAdmissionStore implements AdmissionStore {
     @Override
     public ModelCounters snapshot(ModelGroups model) {
         String key = keyOf(model.name());
-        List<Object> hashes = model.windows().stream().<Object>map(window -> GroupKeys.of(redis.keyPrefix(), window.model()).hash())
-                .toList();
+        List<Object> hashes = new ArrayList<>(model.windows().size() + 1);
+        model.windows().forEach(window -> hashes.add(GroupKeys.of(redis.keyPrefix(), window.model()).hash()));
+        if (model.sharesWork()) {
+            hashes.add(GroupKeys.of(redis.keyPrefix(), model.pools().get(0)).activity());
+        }
         List<CounterGroup> pools = model.pools();
-        Object[] args = new Object[1 + pools.size()];
+        Object[] args = new Object[2 + pools.size()];
         args[0] = SNAPSHOT_LETTERS;
+        args[1] = Integer.toString(model.windows().size());
         for (int p = 0; p < pools.size(); p++) {
-            args[1 + p] = pools.get(p).member();
+            args[2 + p] = pools.get(p).member();
         }
         List<Long> read = run(SNAPSHOT, RScript.ReturnType.MULTI, key, hashes, args);
         int fields = Dimension.WINDOWED.size() * (1 + pools.size());
@@ -224,7 +228,15 @@ public final class RedisAdmissionStore implements AdmissionStore {
             windows.add(WindowCounters.read(window.model().window(), windowEnd, read.get(0), stored, previous));
             at += 1 + 2 * fields;
         }
-        return new ModelCounters(windows);
+        if (!model.sharesWork()) {
+            return new ModelCounters(windows);
+        }
+        boolean[] active = new boolean[pools.size()];
+        long since = read.get(0) - model.model().window().millis();
+        for (int p = 0; p < active.length; p++) {
+            active[p] = read.get(at + p) > since;
+        }
+        return new ModelCounters(windows, active);
     }
 
     /** One read-only {@code budget.lua} call per budget (each budget lives in its own hash slot). */
