@@ -1,5 +1,6 @@
 package dev.llmratelimit.config;
 
+import dev.llmratelimit.policy.Fairness;
 import dev.llmratelimit.policy.PolicyParser;
 import dev.llmratelimit.policy.RateLimitPolicy;
 import dev.llmratelimit.store.redis.RedisStoreSettings;
@@ -38,6 +39,8 @@ class SampleConfigurationTest {
         assertThat(policy.models().keySet()).containsExactlyInAnyOrder("gpt-4o", "gpt-4.1", "openai:gpt-4o-mini");
         assertThat(policy.model("gpt-4o").shareOf("prod")).isEqualTo(0.7);
         assertThat(policy.model("gpt-4o").saturationThreshold()).isEqualTo(0.8);
+        assertThat(policy.model("gpt-4o").fairness()).isEqualTo(Fairness.WORK_CONSERVING);
+        assertThat(policy.model("gpt-4.1").fairness()).isEqualTo(Fairness.SATURATION);
         assertThat(settings.maxBodySize()).isEqualTo(4 * 1024 * 1024);
         assertThat(settings.paths()).containsExactlyInAnyOrder("/v1/chat/completions", "/chat/completions");
         try (RateLimitRuntime runtime = RateLimitRuntime.create(properties, null)) {

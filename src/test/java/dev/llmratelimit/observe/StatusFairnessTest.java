@@ -6,9 +6,8 @@ import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.testsupport.FilterServer;
 import dev.llmratelimit.testsupport.Http;
 import dev.llmratelimit.testsupport.Policies;
-import dev.llmratelimit.testsupport.RedisServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import dev.llmratelimit.testsupport.RedisServerExtension;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -27,18 +26,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class StatusFairnessTest {
 
+    @RegisterExtension
+    static final RedisServerExtension REDIS = new RedisServerExtension();
+
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static RedisServer redis;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisServer.startNew();
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        redis.close();
-    }
 
     private static Map<String, String> properties(String store) {
         List<String> lines = new ArrayList<>(List.of("models.m.rpm=20", "reservation.prod=0.5", "reservation.dev=0.25",
@@ -46,7 +37,7 @@ class StatusFairnessTest {
                 "status.path=/status", "status.public=true"));
         if (store.equals("redis")) {
             lines.add("store=redis");
-            lines.add("redis.address=" + redis.address());
+            lines.add("redis.address=" + REDIS.server().address());
             lines.add("redis.key-prefix=fair-" + System.nanoTime() + ":");
         }
         return Policies.properties(lines.toArray(String[]::new));

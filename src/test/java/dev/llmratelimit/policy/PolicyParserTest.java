@@ -97,9 +97,11 @@ class PolicyParserTest {
             "window=-5s                     | Invalid configuration llm.ratelimit.window=-5s: the window must be longer than zero",
             "window=soon                    | Invalid configuration llm.ratelimit.window=soon: expected a duration such as 500ms, 60s, 2m, 1h or PT60S",
             "mode=loud                      | Invalid configuration llm.ratelimit.mode=loud: expected one of enforce, shadow",
+            "fairness=fair                  | Invalid configuration llm.ratelimit.fairness=fair: expected one of saturation, work-conserving",
+            "models.m.fairness=fair         | Invalid configuration llm.ratelimit.models.m.fairness=fair: expected one of saturation, work-conserving",
             "rate-limit-type=words          | Invalid configuration llm.ratelimit.rate-limit-type=words: expected one of total, input, output",
             "models.m.tpm=-3                | Invalid configuration llm.ratelimit.models.m.tpm=-3: must be at least 1 (leave it out for no limit)",
-            "models.m.tmp=3                 | Invalid configuration llm.ratelimit.models.m.tmp=3: unknown model setting (expected rpm, tpm, itpm, otpm, rpd, tpd, limits.<dimension>.<duration>, saturation-threshold, expected-output-tokens, reservation.<priority>, fallbacks or max-wait)",
+            "models.m.tmp=3                 | Invalid configuration llm.ratelimit.models.m.tmp=3: unknown model setting (expected rpm, tpm, itpm, otpm, rpd, tpd, limits.<dimension>.<duration>, saturation-threshold, fairness, expected-output-tokens, reservation.<priority>, fallbacks or max-wait)",
             "reservation.default=0.5        | Invalid configuration llm.ratelimit.reservation.default=default: 'default' is not a priority name; the default pool's share is llm.ratelimit.default-priority"})
     void invalidValuesNameThePropertyAndTheValue(String line, String message) {
         assertThatThrownBy(() -> policy("models.m.rpm=10", line))

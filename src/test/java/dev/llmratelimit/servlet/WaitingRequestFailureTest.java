@@ -73,14 +73,8 @@ class WaitingRequestFailureTest {
                 response.getOutputStream().write("{\"served\":true}".getBytes(StandardCharsets.UTF_8));
                 return;
             }
-            ChatRequest chat;
-            try {
-                chat = ChatRequest.parse(body, body.length);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-            runtime.limiter().admit(AdmissionRequest.of("m", null, null));
-            Admission refused = runtime.limiter().admit(AdmissionRequest.of("m", null, null));
+            ChatRequest chat = parsed(body);
+            Admission refused = refusedRequest();
             WaitingRequest.start(room, request, response, chat, body, new ModelChoice(refused, "m", null), () -> {
                 throw new IllegalStateException("decider bug");
             }, new WaitingRequest.Place(0, 5_000, ""), Clock.systemUTC(), ErrorStyle.LITELLM, failure -> {
@@ -88,6 +82,20 @@ class WaitingRequestFailureTest {
                 return failOpen;
             });
         }
+    }
+
+    private static ChatRequest parsed(byte[] body) {
+        try {
+            return ChatRequest.parse(body, body.length);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A request the model refuses: the one request of its window is taken first. */
+    private Admission refusedRequest() {
+        runtime.limiter().admit(AdmissionRequest.of("m", null, null));
+        return runtime.limiter().admit(AdmissionRequest.of("m", null, null));
     }
 
     private Http start(boolean failOpen) throws Exception {
@@ -131,14 +139,8 @@ class WaitingRequestFailureTest {
             @Override
             protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
                 byte[] body = request.getInputStream().readAllBytes();
-                ChatRequest chat;
-                try {
-                    chat = ChatRequest.parse(body, body.length);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-                runtime.limiter().admit(AdmissionRequest.of("m", null, null));
-                Admission refused = runtime.limiter().admit(AdmissionRequest.of("m", null, null));
+                ChatRequest chat = parsed(body);
+                Admission refused = refusedRequest();
                 WaitingRequest.start(room, new NoDispatch(request), response, chat, body, new ModelChoice(refused, "m", null),
                         () -> new ModelChoice(slots.admit(AdmissionRequest.of("m", null, null).withCallers(oneAtATime)), "m", null),
                         new WaitingRequest.Place(0, 5_000, ""), Clock.systemUTC(), ErrorStyle.LITELLM, failure -> false);
