@@ -15,7 +15,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The limiter's meters in the application's Micrometer registry: after two calls served and one refused,
  * /actuator/prometheus and /actuator/metrics count them.
  */
-@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+// Spring Boot 3.5's test support switches metrics export off unless asked: the Prometheus registry is asked for
+@SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = "management.prometheus.metrics.export.enabled=true")
 @DirtiesContext
 class ActuatorMetricsTest {
 
