@@ -21,8 +21,8 @@ import org.springframework.web.reactive.function.client.WebClient;
  * any other property source), or the application defines an {@link OutboundLimiter} bean: one limiter bean
  * from those properties (and {@code llm.ratelimit.redis.*} for the redis store) unless the application has
  * its own, and every {@code RestClient.Builder} and {@code WebClient.Builder} bean, the ones Spring AI 1.1's
- * OpenAI and Anthropic models are built from, gets its interceptor or filter;
- * Spring AI 2's OpenAI models get the OkHttp interceptor through Spring AI's customizer of their SDK client.
+ * OpenAI and Anthropic models are built from, gets its interceptor or filter; Spring AI 2's OpenAI and
+ * Anthropic models get the OkHttp interceptor through Spring AI's customizers of their SDK clients.
  * Calls to URLs no provider's {@code base-url} governs pass untouched.
  */
 @AutoConfiguration
@@ -54,11 +54,11 @@ public class OutboundLimiterAutoConfiguration {
         }
     }
 
-    /** Spring AI 2's OpenAI models: the official OpenAI SDK on OkHttp, customized by Spring AI's own hook. */
+    /** Spring AI 2's OpenAI and Anthropic models: the providers' official SDKs on OkHttp, customized by Spring AI's own hooks. */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = {OpenAiSdkClientCustomizer.CUSTOMIZER, "okhttp3.Interceptor"})
-    @Import(OpenAiSdkClientCustomizer.class)
-    static class OpenAiSdkClients {
+    @ConditionalOnClass(name = "okhttp3.Interceptor")
+    @Import(SdkHttpClientCustomizers.class)
+    static class SdkHttpClients {
     }
 
     @Configuration(proxyBeanMethods = false)
