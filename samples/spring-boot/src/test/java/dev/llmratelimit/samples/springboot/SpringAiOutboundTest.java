@@ -1,6 +1,5 @@
 package dev.llmratelimit.samples.springboot;
 
-import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.llmratelimit.outbound.OutboundLimitException;
 import org.junit.jupiter.api.AfterAll;
@@ -33,9 +32,16 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 @DirtiesContext
 class SpringAiOutboundTest {
 
-    private static final AtomicInteger OPENAI_CALLS = new AtomicInteger();
-    private static final AtomicInteger ANTHROPIC_CALLS = new AtomicInteger();
-    private static final HttpServer PROVIDERS = providers();
+    /** Answers chat completions (Spring AI 1.1 calls /v1/chat/completions, 2.0 /chat/completions). */
+    private static final FakeProvider OPENAI = new FakeProvider("/chat/completions", """
+            {"id":"chatcmpl-1","object":"chat.completion","created":1700000000,"model":"gpt-4o-mini",\
+            "choices":[{"index":0,"message":{"role":"assistant","content":"Hello!"},"finish_reason":"stop"}],\
+            "usage":{"prompt_tokens":10,"completion_tokens":20,"total_tokens":30}}""");
+    /** Answers Anthropic messages (/v1/messages). */
+    private static final FakeProvider ANTHROPIC = new FakeProvider("/v1/messages", """
+            {"id":"msg_1","type":"message","role":"assistant","model":"claude-haiku-4-5",\
+            "content":[{"type":"text","text":"Hello!"}],"stop_reason":"end_turn","stop_sequence":null,\
+            "usage":{"input_tokens":10,"output_tokens":20}}""");
 
     @Autowired
     OpenAiChatModel openAi;
@@ -43,81 +49,74 @@ class SpringAiOutboundTest {
     @Autowired
     AnthropicChatModel anthropic;
 
-    /**
-     * Answers chat completions (Spring AI 1.1 calls /v1/chat/completions, 2.0 /chat/completions) and Anthropic
-     * messages (/v1/messages), each with 10 prompt and 20 completion tokens.
-     */
-    private static HttpServer providers() {
-        try {
-            HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+    /** A provider on a port of its own that answers every call to its path with 10 prompt and 20 completion tokens. */
+    private static final class FakeProvider {
+        final AtomicInteger calls = new AtomicInteger();
+        final HttpServer server;
+
+        FakeProvider(String path, String answer) {
+            try {
+                server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
             server.createContext("/", exchange -> {
-                String path = exchange.getRequestURI().getPath();
                 exchange.getRequestBody().readAllBytes();
-                if (path.endsWith("/chat/completions")) {
-                    OPENAI_CALLS.incrementAndGet();
-                    answer(exchange, 200, """
-                            {"id":"chatcmpl-1","object":"chat.completion","created":1700000000,"model":"gpt-4o-mini",\
-                            "choices":[{"index":0,"message":{"role":"assistant","content":"Hello!"},"finish_reason":"stop"}],\
-                            "usage":{"prompt_tokens":10,"completion_tokens":20,"total_tokens":30}}""");
-                } else if (path.equals("/v1/messages")) {
-                    ANTHROPIC_CALLS.incrementAndGet();
-                    answer(exchange, 200, """
-                            {"id":"msg_1","type":"message","role":"assistant","model":"claude-haiku-4-5",\
-                            "content":[{"type":"text","text":"Hello!"}],"stop_reason":"end_turn","stop_sequence":null,\
-                            "usage":{"input_tokens":10,"output_tokens":20}}""");
-                } else {
-                    answer(exchange, 404, "{}");
+                boolean known = exchange.getRequestURI().getPath().endsWith(path);
+                if (known) {
+                    calls.incrementAndGet();
                 }
+                byte[] body = (known ? answer : "{}").getBytes(StandardCharsets.UTF_8);
+                exchange.getResponseHeaders().set("Content-Type", "application/json");
+                exchange.sendResponseHeaders(known ? 200 : 404, body.length);
+                exchange.getResponseBody().write(body);
+                exchange.close();
             });
             server.start();
-            return server;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
-    }
 
-    private static void answer(HttpExchange exchange, int status, String json) throws IOException {
-        byte[] body = json.getBytes(StandardCharsets.UTF_8);
-        exchange.getResponseHeaders().set("Content-Type", "application/json");
-        exchange.sendResponseHeaders(status, body.length);
-        exchange.getResponseBody().write(body);
-        exchange.close();
+        String baseUrl() {
+            return "http://127.0.0.1:" + server.getAddress().getPort();
+        }
     }
 
     @DynamicPropertySource
     static void providers(DynamicPropertyRegistry properties) {
-        String base = "http://127.0.0.1:" + PROVIDERS.getAddress().getPort();
-        properties.add("spring.ai.openai.base-url", () -> base);
+        properties.add("spring.ai.openai.base-url", OPENAI::baseUrl);
         properties.add("spring.ai.openai.chat.options.model", () -> "gpt-4o-mini");
-        properties.add("spring.ai.anthropic.base-url", () -> base);
+        properties.add("spring.ai.anthropic.base-url", ANTHROPIC::baseUrl);
         properties.add("spring.ai.anthropic.chat.options.model", () -> "claude-haiku-4-5");
-        for (String provider : new String[]{"openai", "anthropic"}) {
-            String prefix = "llm.ratelimit.outbound." + provider + ".";
-            properties.add(prefix + "base-url", () -> base);
-            properties.add(prefix + "rpm", () -> "2");
-            properties.add(prefix + "headroom", () -> "1.0");
-            properties.add(prefix + "max-wait", () -> "0s");
-        }
+        limit(properties, "openai", OPENAI);
+        limit(properties, "anthropic", ANTHROPIC);
+    }
+
+    private static void limit(DynamicPropertyRegistry properties, String name, FakeProvider provider) {
+        String prefix = "llm.ratelimit.outbound." + name + ".";
+        properties.add(prefix + "base-url", provider::baseUrl);
+        properties.add(prefix + "rpm", () -> "2");
+        properties.add(prefix + "headroom", () -> "1.0");
+        properties.add(prefix + "max-wait", () -> "0s");
     }
 
     @AfterAll
     static void stop() {
-        PROVIDERS.stop(0);
+        OPENAI.server.stop(0);
+        ANTHROPIC.server.stop(0);
     }
 
     @Test
     void openAiTwoCallsReachTheProviderTheThirdIsRefusedBeforeItIsSent() {
-        assertTwoServedThenRefused(ChatClient.create(openAi));
-        assertThat(OPENAI_CALLS.get()).isEqualTo(2);
+        assertTwoServedThenRefused(ChatClient.create(openAi), "openai", "gpt-4o-mini");
+        assertThat(OPENAI.calls.get()).isEqualTo(2);
     }
 
     @Test
     void anthropicTwoCallsReachTheProviderTheThirdIsRefusedBeforeItIsSent() {
-        assertTwoServedThenRefused(ChatClient.create(anthropic));
-        assertThat(ANTHROPIC_CALLS.get()).isEqualTo(2);
+        assertTwoServedThenRefused(ChatClient.create(anthropic), "anthropic", "claude-haiku-4-5");
+        assertThat(ANTHROPIC.calls.get()).isEqualTo(2);
     }
 
-    private static void assertTwoServedThenRefused(ChatClient client) {
+    private static void assertTwoServedThenRefused(ChatClient client, String provider, String model) {
         String first = client.prompt("Hi").call().content();
         String second = client.prompt("Hi").call().content();
         Throwable third = catchThrowable(() -> client.prompt("Hi").call().content());
@@ -126,5 +125,6 @@ class SpringAiOutboundTest {
         assertThat(second).isEqualTo("Hello!");
         assertThat(third).isInstanceOf(OutboundLimitException.class);
         assertThat(((OutboundLimitException) third).reason()).isEqualTo(OutboundLimitException.Reason.WAIT_TOO_LONG);
+        assertThat(third.getMessage()).startsWith("The limits of " + provider + " model " + model + " have room again in");
     }
 }
