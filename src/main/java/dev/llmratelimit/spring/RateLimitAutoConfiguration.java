@@ -107,7 +107,7 @@ public class RateLimitAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean
         Telemetry llmRateLimitTelemetry(ObjectProvider<MeterRegistry> registry) {
-            MeterRegistry meters = registry.getIfAvailable();
+            MeterRegistry meters = registry.getIfUnique();   // Spring Boot makes a composite primary when it has several
             return meters != null ? MicrometerTelemetry.of(meters) : Telemetry.fromEnvironment();
         }
     }

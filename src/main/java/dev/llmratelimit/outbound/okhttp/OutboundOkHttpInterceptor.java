@@ -12,7 +12,6 @@ import okio.Buffer;
 import okio.Okio;
 
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.util.Optional;
 
 /**
@@ -46,12 +45,7 @@ public final class OutboundOkHttpInterceptor implements Interceptor {
             return chain.proceed(withBody(request, body));
         }
         OutboundExchange exchange = governed.get();
-        try {
-            exchange.acquire();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("Interrupted while waiting for room at the provider");
-        }
+        exchange.acquireForIo();
         Response response;
         try {
             response = chain.proceed(withBody(request, exchange.body()));
