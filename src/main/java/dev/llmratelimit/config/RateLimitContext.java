@@ -1,6 +1,7 @@
 package dev.llmratelimit.config;
 
 import dev.llmratelimit.identity.CallerResolver;
+import dev.llmratelimit.observe.Telemetry;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -36,8 +37,14 @@ public class RateLimitContext {
      * wrapper).
      */
     public static RateLimitRuntime startRuntime(ConfigurationLoader loader, CallerResolver callerResolver) {
+        return startRuntime(loader, callerResolver, Telemetry.fromEnvironment());
+    }
+
+    /** Builds the runtime when the application starts, with metrics into this telemetry (see {@link #startRuntime(ConfigurationLoader, CallerResolver)}). */
+    public static RateLimitRuntime startRuntime(ConfigurationLoader loader, CallerResolver callerResolver,
+                                                Telemetry telemetry) {
         try {
-            return RateLimitRuntime.create(loader, callerResolver, Clock.systemUTC());
+            return RateLimitRuntime.create(loader, callerResolver, Clock.systemUTC(), telemetry);
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.ERROR, "llm-ratelimit-filter cannot start, so neither can the application: "
                     + e.getMessage());

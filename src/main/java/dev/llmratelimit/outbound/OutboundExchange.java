@@ -6,6 +6,7 @@ import dev.llmratelimit.usage.SseBodyObserver;
 import dev.llmratelimit.usage.Usage;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.net.ConnectException;
 import java.util.Optional;
@@ -62,6 +63,19 @@ public final class OutboundExchange {
     /** Waits for the call's place on this thread. */
     public void acquire() throws InterruptedException {
         permit = limiter.acquire(provider, request.model(), estimate);
+    }
+
+    /**
+     * Waits for the call's place on this thread, for a client whose calls fail with I/O errors: an interrupt
+     * ends the wait as an {@link InterruptedIOException}, the thread's interrupt flag set again.
+     */
+    public void acquireForIo() throws InterruptedIOException {
+        try {
+            acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("Interrupted while waiting for room at the provider");
+        }
     }
 
     /** Waits for the call's place without a thread; cancelling the future before then gives the place back. */

@@ -5,9 +5,12 @@ import dev.llmratelimit.config.RateLimitContext;
 import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.identity.CallerResolver;
 import dev.llmratelimit.interceptor.RateLimited;
+import dev.llmratelimit.observe.Telemetry;
+import dev.llmratelimit.observe.micrometer.MicrometerTelemetry;
 import dev.llmratelimit.servlet.RateLimitFilter;
 import dev.llmratelimit.spring.boot3.Boot3HealthIndicator;
 import dev.llmratelimit.spring.boot4.Boot4HealthIndicator;
+import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.DispatcherType;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.support.ComposablePointcut;
@@ -31,8 +34,9 @@ import org.springframework.core.env.Environment;
  * The library in a Spring Boot servlet application (docs/spring-boot.md): the runtime built from the
  * {@code llm.ratelimit.*} properties of Spring's environment (invalid configuration fails the context),
  * the filter on every path after Spring Security's filter chain, {@code @RateLimited} on Spring beans, and
- * the refusal of a {@code @RateLimited} call answered as the filter answers, and the actuator's health
- * indicator (Spring Boot 3's or 4's health API, each in its own class loaded only where that API is).
+ * the refusal of a {@code @RateLimited} call answered as the filter answers, the meters in the application's
+ * Micrometer registry, and the actuator's health indicator (Spring Boot 3's or 4's health API, each in its
+ * own class loaded only where that API is).
  */
 @AutoConfiguration
 @ConditionalOnClass(name = {"jakarta.servlet.Filter", "org.springframework.boot.web.servlet.FilterRegistrationBean"})
@@ -51,10 +55,12 @@ public class RateLimitAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    public RateLimitRuntime llmRateLimitRuntime(Environment environment, ObjectProvider<CallerResolver> callerResolver) {
+    public RateLimitRuntime llmRateLimitRuntime(Environment environment, ObjectProvider<CallerResolver> callerResolver,
+                                                ObjectProvider<Telemetry> telemetry) {
         ConfigurationLoader loader = ConfigurationLoader.reading(() ->
                 new ConfigurationLoader.Source("Spring Environment", SpringProperties.all(environment)));
-        return RateLimitContext.startRuntime(loader, callerResolver.getIfAvailable());
+        return RateLimitContext.startRuntime(loader, callerResolver.getIfAvailable(),
+                telemetry.getIfAvailable(Telemetry::fromEnvironment));
     }
 
     @Bean
@@ -87,6 +93,23 @@ public class RateLimitAutoConfiguration {
     @ConditionalOnMissingBean
     public RateLimitRefusalAdvice llmRateLimitRefusalAdvice() {
         return new RateLimitRefusalAdvice();
+    }
+
+    /**
+     * The meters into the application's Micrometer registry where it has one (the actuator's
+     * {@code /actuator/metrics} and {@code /actuator/prometheus} show them); else into OpenTelemetry
+     * as on any server. An application's own {@link Telemetry} bean replaces this choice.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
+    static class MicrometerMeters {
+
+        @Bean
+        @ConditionalOnMissingBean
+        Telemetry llmRateLimitTelemetry(ObjectProvider<MeterRegistry> registry) {
+            MeterRegistry meters = registry.getIfUnique();   // Spring Boot makes a composite primary when it has several
+            return meters != null ? MicrometerTelemetry.of(meters) : Telemetry.fromEnvironment();
+        }
     }
 
     /** The health indicator {@code llmRateLimit} where the actuator is Spring Boot 3's. */

@@ -1,5 +1,6 @@
 package dev.llmratelimit.observe.otel;
 
+import dev.llmratelimit.observe.Instrument;
 import dev.llmratelimit.observe.BudgetStatus;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -30,11 +31,10 @@ final class BudgetGauges {
     BudgetGauges(Meter meter, BudgetStatus.Source budgets) {
         this.meter = meter;
         this.budgets = budgets;
-        limit = meter.gaugeBuilder("llm_ratelimit.budget.limit").ofLongs().setUnit("{microdollar}")
-                .setDescription("Hard budgets configured, summed per scope kind and model, in micro-dollars").buildObserver();
-        spent = meter.gaugeBuilder("llm_ratelimit.budget.spent").ofLongs().setUnit("{microdollar}")
-                .setDescription("Spent in the current period on the configured budgets, summed per scope kind and model,"
-                        + " in micro-dollars").buildObserver();
+        limit = meter.gaugeBuilder(Instrument.BUDGET_LIMIT.id()).ofLongs().setUnit(Instrument.BUDGET_LIMIT.unit())
+                .setDescription(Instrument.BUDGET_LIMIT.description()).buildObserver();
+        spent = meter.gaugeBuilder(Instrument.BUDGET_SPENT.id()).ofLongs().setUnit(Instrument.BUDGET_SPENT.unit())
+                .setDescription(Instrument.BUDGET_SPENT.description()).buildObserver();
     }
 
     BatchCallback register() {

@@ -1,15 +1,13 @@
 package dev.llmratelimit.observe.otel;
 
-import dev.llmratelimit.budget.BudgetScope;
 import dev.llmratelimit.engine.Admission;
-import dev.llmratelimit.engine.BudgetExtension;
-import dev.llmratelimit.engine.CounterGroup;
-import dev.llmratelimit.engine.GroupKind;
 import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.engine.Verdict;
+import dev.llmratelimit.observe.BudgetCharges;
 import dev.llmratelimit.observe.BudgetStatus;
 import dev.llmratelimit.observe.DecisionLabels;
+import dev.llmratelimit.observe.Instrument;
 import dev.llmratelimit.observe.Metrics;
 import dev.llmratelimit.observe.StoreHealth;
 import dev.llmratelimit.policy.RateLimitPolicy;
@@ -24,7 +22,6 @@ import io.opentelemetry.api.metrics.Meter;
 import io.opentelemetry.api.trace.Span;
 
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -68,29 +65,29 @@ final class OpenTelemetryMetrics implements Metrics {
         this.meter = meter;
         this.policy = policy;
         this.attributes = new DecisionAttributes(policy);
-        decisions = meter.counterBuilder("llm_ratelimit.decisions").setUnit("{decision}")
-                .setDescription("Rate-limit decisions by model, pool, outcome, refusing limit, mode and shadow").build();
-        tokens = meter.counterBuilder("llm_ratelimit.tokens").setUnit("{token}")
-                .setDescription("Tokens of admitted responses, as recorded after the call").build();
-        spend = meter.counterBuilder("llm_ratelimit.spend").setUnit("{microdollar}")
-                .setDescription("Money charged to budgets, in micro-dollars").build();
-        softBudgets = meter.counterBuilder("llm_ratelimit.budget.soft_reached").setUnit("{budget}")
-                .setDescription("Soft budgets reached, once per budget and period on each instance").build();
-        storeFailures = meter.counterBuilder("llm_ratelimit.store.failures").setUnit("{failure}")
-                .setDescription("Counter store operations that failed or were skipped by an open circuit").build();
-        internalErrors = meter.counterBuilder("llm_ratelimit.internal_errors").setUnit("{request}")
-                .setDescription("Requests the limiter failed on, by entry point (on-internal-error says what they got)")
+        decisions = meter.counterBuilder(Instrument.DECISIONS.id()).setUnit(Instrument.DECISIONS.unit())
+                .setDescription(Instrument.DECISIONS.description()).build();
+        tokens = meter.counterBuilder(Instrument.TOKENS.id()).setUnit(Instrument.TOKENS.unit())
+                .setDescription(Instrument.TOKENS.description()).build();
+        spend = meter.counterBuilder(Instrument.SPEND.id()).setUnit(Instrument.SPEND.unit())
+                .setDescription(Instrument.SPEND.description()).build();
+        softBudgets = meter.counterBuilder(Instrument.SOFT_BUDGETS_REACHED.id()).setUnit(Instrument.SOFT_BUDGETS_REACHED.unit())
+                .setDescription(Instrument.SOFT_BUDGETS_REACHED.description()).build();
+        storeFailures = meter.counterBuilder(Instrument.STORE_FAILURES.id()).setUnit(Instrument.STORE_FAILURES.unit())
+                .setDescription(Instrument.STORE_FAILURES.description()).build();
+        internalErrors = meter.counterBuilder(Instrument.INTERNAL_ERRORS.id()).setUnit(Instrument.INTERNAL_ERRORS.unit())
+                .setDescription(Instrument.INTERNAL_ERRORS.description())
                 .build();
-        latency = meter.histogramBuilder("llm_ratelimit.decision.duration").setUnit("s")
-                .setDescription("Time to decide one request, store round trip included")
+        latency = meter.histogramBuilder(Instrument.DECISION_DURATION.id()).setUnit(Instrument.DECISION_DURATION.unit())
+                .setDescription(Instrument.DECISION_DURATION.description())
                 .setExplicitBucketBoundariesAdvice(LATENCY_BUCKETS).build();
         StoreOperation[] operations = StoreOperation.values();
         failureAttributes = new Attributes[operations.length];
         for (StoreOperation operation : operations) {
             failureAttributes[operation.ordinal()] = Attributes.of(OPERATION, operation.label());
         }
-        gauges.add(meter.gaugeBuilder("llm_ratelimit.store.circuit.open").ofLongs()
-                .setDescription("1 while the circuit keeps calls from the store, else 0").setUnit("1")
+        gauges.add(meter.gaugeBuilder(Instrument.CIRCUIT_OPEN.id()).ofLongs()
+                .setDescription(Instrument.CIRCUIT_OPEN.description()).setUnit(Instrument.CIRCUIT_OPEN.unit())
                 .buildWithCallback(measurement -> {
                     for (Map.Entry<String, CircuitBreaker> circuit : health.circuits().entrySet()) {
                         measurement.record(circuit.getValue().isOpen() ? 1 : 0,
@@ -99,24 +96,24 @@ final class OpenTelemetryMetrics implements Metrics {
                 }));
         health.compensations().ifPresent(this::observeCompensations);
         if (health.localDecisions().isPresent()) {
-            gauges.add(meter.counterBuilder("llm_ratelimit.store.local_decisions").setUnit("{decision}")
-                    .setDescription("Decisions made on this instance's share of every limit while the shared store did not answer")
+            gauges.add(meter.counterBuilder(Instrument.LOCAL_DECISIONS.id()).setUnit(Instrument.LOCAL_DECISIONS.unit())
+                    .setDescription(Instrument.LOCAL_DECISIONS.description())
                     .buildWithCallback(measurement -> measurement.record(health.localDecisions().orElse(0))));
         }
     }
 
     /** The queue of settlements a store did not confirm: how many wait, and what became of the others. */
     private void observeCompensations(PendingCompensations pending) {
-        gauges.add(meter.gaugeBuilder("llm_ratelimit.store.compensations.pending").ofLongs().setUnit("{settlement}")
-                .setDescription("Settlements and cancels waiting for the store to answer again")
+        gauges.add(meter.gaugeBuilder(Instrument.COMPENSATIONS_PENDING.id()).ofLongs().setUnit(Instrument.COMPENSATIONS_PENDING.unit())
+                .setDescription(Instrument.COMPENSATIONS_PENDING.description())
                 .buildWithCallback(measurement -> measurement.record(pending.size())));
         PendingCompensations.Fate[] fates = PendingCompensations.Fate.values();
         Attributes[] fateAttributes = new Attributes[fates.length];
         for (PendingCompensations.Fate fate : fates) {
             fateAttributes[fate.ordinal()] = Attributes.of(FATE, fate.name().toLowerCase(Locale.ROOT));
         }
-        gauges.add(meter.counterBuilder("llm_ratelimit.store.compensations").setUnit("{settlement}")
-                .setDescription("Unconfirmed settlements by fate: queued, applied, expired (lease over), dropped (queue full)")
+        gauges.add(meter.counterBuilder(Instrument.COMPENSATIONS.id()).setUnit(Instrument.COMPENSATIONS.unit())
+                .setDescription(Instrument.COMPENSATIONS.description())
                 .buildWithCallback(measurement -> {
                     for (PendingCompensations.Fate fate : fates) {
                         measurement.record(pending.count(fate), fateAttributes[fate.ordinal()]);
@@ -165,24 +162,7 @@ final class OpenTelemetryMetrics implements Metrics {
         if (usage.completionTokens() > 0) {
             tokens.add(usage.completionTokens(), pool.outputTokens);
         }
-        spentOnBudgets(plan, usage);
-    }
-
-    /** The cost of an admitted response, once per budget scope that its plan counted it against. */
-    private void spentOnBudgets(Plan plan, Usage usage) {
-        EnumSet<BudgetScope> scopes = EnumSet.noneOf(BudgetScope.class);
-        for (CounterGroup group : plan.groups()) {
-            if (group.kind() == GroupKind.BUDGET) {
-                scopes.add(BudgetExtension.scopeOf(group));
-            }
-        }
-        if (scopes.isEmpty()) {
-            return;
-        }
-        long cost = plan.cost().micros(usage);
-        for (BudgetScope scope : scopes) {
-            spent(scope.label(), plan.model(), cost);
-        }
+        BudgetCharges.count(plan, usage, this);
     }
 
     @Override

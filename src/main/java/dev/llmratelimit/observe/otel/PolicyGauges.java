@@ -1,5 +1,6 @@
 package dev.llmratelimit.observe.otel;
 
+import dev.llmratelimit.observe.Instrument;
 import dev.llmratelimit.engine.CounterGroup;
 import dev.llmratelimit.engine.Dimension;
 import dev.llmratelimit.engine.Limits;
@@ -49,26 +50,26 @@ final class PolicyGauges {
         this.policy = policy;
         this.limiter = limiter;
         this.attributes = attributes;
-        saturation = meter.gaugeBuilder("llm_ratelimit.model.saturation.ratio").setUnit("1")
-                .setDescription("The highest use of any limit of the model, in every window").buildObserver();
-        strict = meter.gaugeBuilder("llm_ratelimit.model.strict").ofLongs().setUnit("1")
-                .setDescription("1 while pool limits are enforced (saturation at or above the threshold)").buildObserver();
-        windowLeft = meter.gaugeBuilder("llm_ratelimit.window.remaining").setUnit("s")
-                .setDescription("Time left in the model's live window").buildObserver();
-        poolRequests = meter.gaugeBuilder("llm_ratelimit.pool.requests").ofLongs().setUnit("{request}")
-                .setDescription("Requests counted in the pool's live window").buildObserver();
-        poolTokens = meter.gaugeBuilder("llm_ratelimit.pool.tokens").ofLongs().setUnit("{token}")
-                .setDescription("Tokens counted in the pool's live window").buildObserver();
-        poolRequestLimit = meter.gaugeBuilder("llm_ratelimit.pool.requests.limit").ofLongs().setUnit("{request}")
-                .setDescription("The pool's request limit in strict mode").buildObserver();
-        poolTokenLimit = meter.gaugeBuilder("llm_ratelimit.pool.tokens.limit").ofLongs().setUnit("{token}")
-                .setDescription("The pool's token limit in strict mode").buildObserver();
-        poolActive = meter.gaugeBuilder("llm_ratelimit.pool.active").ofLongs().setUnit("1")
-                .setDescription("1 while the pool asked within the window (work-conserving fairness), else 0").buildObserver();
-        limitUsed = meter.gaugeBuilder("llm_ratelimit.limit.used").ofLongs().setUnit("{count}")
-                .setDescription("Counted against each limit of a model (pool: the pool's part) in its live window").buildObserver();
-        limitCapacity = meter.gaugeBuilder("llm_ratelimit.limit.capacity").ofLongs().setUnit("{count}")
-                .setDescription("Each limit of a model (pool: the pool's share in strict mode)").buildObserver();
+        saturation = meter.gaugeBuilder(Instrument.SATURATION.id()).setUnit(Instrument.SATURATION.unit())
+                .setDescription(Instrument.SATURATION.description()).buildObserver();
+        strict = meter.gaugeBuilder(Instrument.STRICT.id()).ofLongs().setUnit(Instrument.STRICT.unit())
+                .setDescription(Instrument.STRICT.description()).buildObserver();
+        windowLeft = meter.gaugeBuilder(Instrument.WINDOW_REMAINING.id()).setUnit(Instrument.WINDOW_REMAINING.unit())
+                .setDescription(Instrument.WINDOW_REMAINING.description()).buildObserver();
+        poolRequests = meter.gaugeBuilder(Instrument.POOL_REQUESTS.id()).ofLongs().setUnit(Instrument.POOL_REQUESTS.unit())
+                .setDescription(Instrument.POOL_REQUESTS.description()).buildObserver();
+        poolTokens = meter.gaugeBuilder(Instrument.POOL_TOKENS.id()).ofLongs().setUnit(Instrument.POOL_TOKENS.unit())
+                .setDescription(Instrument.POOL_TOKENS.description()).buildObserver();
+        poolRequestLimit = meter.gaugeBuilder(Instrument.POOL_REQUESTS_LIMIT.id()).ofLongs().setUnit(Instrument.POOL_REQUESTS_LIMIT.unit())
+                .setDescription(Instrument.POOL_REQUESTS_LIMIT.description()).buildObserver();
+        poolTokenLimit = meter.gaugeBuilder(Instrument.POOL_TOKENS_LIMIT.id()).ofLongs().setUnit(Instrument.POOL_TOKENS_LIMIT.unit())
+                .setDescription(Instrument.POOL_TOKENS_LIMIT.description()).buildObserver();
+        poolActive = meter.gaugeBuilder(Instrument.POOL_ACTIVE.id()).ofLongs().setUnit(Instrument.POOL_ACTIVE.unit())
+                .setDescription(Instrument.POOL_ACTIVE.description()).buildObserver();
+        limitUsed = meter.gaugeBuilder(Instrument.LIMIT_USED.id()).ofLongs().setUnit(Instrument.LIMIT_USED.unit())
+                .setDescription(Instrument.LIMIT_USED.description()).buildObserver();
+        limitCapacity = meter.gaugeBuilder(Instrument.LIMIT_CAPACITY.id()).ofLongs().setUnit(Instrument.LIMIT_CAPACITY.unit())
+                .setDescription(Instrument.LIMIT_CAPACITY.description()).buildObserver();
         for (String model : policy.models().keySet()) {
             ModelGroups groups = limiter.groupsOf(model);
             if (groups != null) {

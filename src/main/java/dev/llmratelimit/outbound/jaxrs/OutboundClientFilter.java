@@ -13,7 +13,6 @@ import jakarta.ws.rs.ext.WriterInterceptorContext;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InterruptedIOException;
 import java.io.OutputStream;
 import java.util.Optional;
 
@@ -65,12 +64,7 @@ public class OutboundClientFilter implements ClientRequestFilter, ClientResponse
             return;
         }
         OutboundExchange exchange = governed.get();
-        try {
-            exchange.acquire();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("Interrupted while waiting for room at the provider");
-        }
+        exchange.acquireForIo();
         context.setProperty(EXCHANGE, exchange);
         context.getHeaders().remove("Content-Length");
         wire.write(exchange.body());

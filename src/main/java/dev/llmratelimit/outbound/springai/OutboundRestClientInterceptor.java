@@ -13,7 +13,6 @@ import org.springframework.http.client.support.HttpRequestWrapper;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InterruptedIOException;
 import java.util.Optional;
 
 /**
@@ -42,12 +41,7 @@ public final class OutboundRestClientInterceptor implements ClientHttpRequestInt
             return execution.execute(request, body);
         }
         OutboundExchange exchange = governed.get();
-        try {
-            exchange.acquire();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("Interrupted while waiting for room at the provider");
-        }
+        exchange.acquireForIo();
         byte[] sent = exchange.body();
         ClientHttpResponse response;
         try {

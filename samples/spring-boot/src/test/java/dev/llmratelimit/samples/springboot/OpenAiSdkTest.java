@@ -27,9 +27,11 @@ class OpenAiSdkTest {
     void theSdkSeesTwoCompletionsThenA429() {
         Calls calls = Calls.to(environment);
         OpenAIClient client = OpenAIOkHttpClient.builder().baseUrl(calls.base() + "/v1").apiKey("unused")
-                .putHeader("Authorization", Calls.basic("alice")).maxRetries(0).build();
+                .maxRetries(0).build();
+        // the application's HTTP Basic instead of the SDK's bearer key: a request's own header wins
         ChatCompletionCreateParams params = ChatCompletionCreateParams.builder()
-                .model(ChatModel.GPT_4O_MINI).addUserMessage("Hi").build();
+                .model(ChatModel.GPT_4O_MINI).addUserMessage("Hi")
+                .putAdditionalHeader("Authorization", Calls.basic("alice")).build();
 
         ChatCompletion first = client.chat().completions().create(params);
         ChatCompletion second = client.chat().completions().create(params);
