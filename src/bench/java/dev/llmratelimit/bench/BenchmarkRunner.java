@@ -199,7 +199,7 @@ public final class BenchmarkRunner {
         };
     }
 
-    private static String redisVersion(RedisServer redis) {
+    static String redisVersion(RedisServer redis) {
         String info = redis.call("INFO", "server").toString();
         int start = info.indexOf("redis_version:");
         return start < 0 ? "" : info.substring(start + "redis_version:".length(), info.indexOf('\r', start));

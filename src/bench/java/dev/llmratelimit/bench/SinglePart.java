@@ -1,5 +1,7 @@
 package dev.llmratelimit.bench;
 
+import dev.llmratelimit.testsupport.RedisServer;
+
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,6 +26,8 @@ final class SinglePart {
 
     /** The parts that need no other part's figures. */
     static final Map<String, Part> PARTS = new TreeMap<>(Map.of(
+            "decision", (settings, report) -> DecisionCost.write(report, new DecisionCost(settings).measure()),
+            "redis-decision", SinglePart::redisDecision,
             "waiting", (settings, report) -> WaitingCost.write(report, new WaitingCost(settings).measure()),
             "hostile-input", (settings, report) -> HostileInputCost.write(report, new HostileInputCost(settings).measure()),
             "budgets", (settings, report) -> {
@@ -32,6 +36,13 @@ final class SinglePart {
             }));
 
     private SinglePart() {
+    }
+
+    private static void redisDecision(BenchSettings settings, Report report) throws Exception {
+        try (RedisServer redis = RedisServer.startNew();
+                RedisDecisionCost cost = new RedisDecisionCost(settings, redis.address())) {
+            RedisDecisionCost.write(report, cost.measure(), BenchmarkRunner.redisVersion(redis));
+        }
     }
 
     static void run(String name, BenchSettings settings, Path file) throws Exception {
