@@ -33,13 +33,4 @@ public enum GroupKind {
     public char code() {
         return code;
     }
-
-    /** The kind of a per-caller scope. */
-    public static GroupKind of(CallerScope scope) {
-        return switch (scope) {
-            case KEY -> KEY;
-            case USER -> USER;
-            case TEAM -> TEAM;
-        };
-    }
 }

@@ -247,7 +247,7 @@ public final class RateLimiter {
         ScopeWindows callerWindows = callers.windowMillis() == policy.window().toMillis() ? windows
                 : new ScopeWindows(callers.windowMillis(), policy.windowMode() == WindowMode.SLIDING);
         for (CallerCounter counter : callers.counters()) {
-            GroupKind kind = GroupKind.of(counter.scope());
+            GroupKind kind = counter.scope().kind();
             long parallel = Limits.configured(counter.maxParallelRequests());
             boolean slot = parallel > 0;
             List<ScopeWindows.Window> scopeWindows = callerWindows.of(counter.limits(), false);
