@@ -30,8 +30,12 @@ public final class GoDuration {
         text.append(millis / 1000 % 60);
         long fraction = millis % 1000;
         if (fraction > 0) {
-            String digits = Long.toString(1000 + fraction).substring(1);           // 5 -> "005"
-            text.append('.').append(digits.replaceFirst("0+$", ""));
+            text.append('.').append(fraction / 100);                              // 5 -> ".005", 50 -> ".05"
+            fraction %= 100;
+            for (long unit = 10; fraction > 0; unit /= 10) {
+                text.append(fraction / unit);
+                fraction %= unit;
+            }
         }
         return text.append('s').toString();
     }

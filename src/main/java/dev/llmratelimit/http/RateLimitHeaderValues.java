@@ -20,8 +20,23 @@ public final class RateLimitHeaderValues {
     public static final String PRIORITY = "x-ratelimit-priority";
     public static final String SHADOW_DECISION = "x-ratelimit-shadow-decision";
     private static final String PREFIX = "x-ratelimit-";
+    private static final String[] LIMIT = namesByDimension(PREFIX + "limit-", "");
+    private static final String[] REMAINING = namesByDimension(PREFIX + "remaining-", "");
+    private static final String[] RESET = namesByDimension(PREFIX + "reset-", "");
+    private static final String[] ANTHROPIC_LIMIT = namesByDimension("anthropic-ratelimit-", "-limit");
+    private static final String[] ANTHROPIC_REMAINING = namesByDimension("anthropic-ratelimit-", "-remaining");
+    private static final String[] ANTHROPIC_RESET = namesByDimension("anthropic-ratelimit-", "-reset");
 
     private RateLimitHeaderValues() {
+    }
+
+    /** A header name per windowed dimension, by {@link Dimension#index()}. */
+    private static String[] namesByDimension(String before, String after) {
+        String[] names = new String[Dimension.WINDOWED.size()];
+        for (Dimension dimension : Dimension.WINDOWED) {
+            names[dimension.index()] = before + dimension.headerSuffix() + after;
+        }
+        return names;
     }
 
     /** Whether {@code name} is one of this limiter's headers' family: {@code x-ratelimit-*}, any case. */
@@ -90,9 +105,9 @@ public final class RateLimitHeaderValues {
         Instant reset = Instant.now().plusSeconds(Long.parseLong(retryAfter));
         Map<String, String> named = new LinkedHashMap<>(headers);
         for (Dimension dimension : Dimension.WINDOWED) {
-            String limit = headers.get(PREFIX + "limit-" + dimension.headerSuffix());
+            String limit = headers.get(LIMIT[dimension.index()]);
             if (limit != null) {
-                anthropic(named::put, dimension, limit, headers.get(PREFIX + "remaining-" + dimension.headerSuffix()), reset);
+                anthropic(named::put, dimension, limit, headers.get(REMAINING[dimension.index()]), reset);
             }
         }
         return Collections.unmodifiableMap(named);
@@ -109,10 +124,10 @@ public final class RateLimitHeaderValues {
 
     private static void anthropic(BiConsumer<String, String> header, Dimension dimension, String limit, String remaining,
                                   Instant reset) {
-        String name = "anthropic-ratelimit-" + dimension.headerSuffix();
-        header.accept(name + "-limit", limit);
-        header.accept(name + "-remaining", remaining);
-        header.accept(name + "-reset", DateTimeFormatter.ISO_INSTANT.format(reset.truncatedTo(ChronoUnit.SECONDS)));
+        int index = dimension.index();
+        header.accept(ANTHROPIC_LIMIT[index], limit);
+        header.accept(ANTHROPIC_REMAINING[index], remaining);
+        header.accept(ANTHROPIC_RESET[index], DateTimeFormatter.ISO_INSTANT.format(reset.truncatedTo(ChronoUnit.SECONDS)));
     }
 
     /** The pool of a configured model (a plan of budgets alone, for an unconfigured model, has none). */
@@ -133,9 +148,10 @@ public final class RateLimitHeaderValues {
         String reset = GoDuration.format(verdict.resetMillis());
         for (Dimension dimension : Dimension.WINDOWED) {
             if (verdict.limit(dimension) >= 0) {
-                header.accept(PREFIX + "limit-" + dimension.headerSuffix(), Long.toString(verdict.limit(dimension)));
-                header.accept(PREFIX + "remaining-" + dimension.headerSuffix(), Long.toString(verdict.remaining(dimension)));
-                header.accept(PREFIX + "reset-" + dimension.headerSuffix(), reset);
+                int index = dimension.index();
+                header.accept(LIMIT[index], Long.toString(verdict.limit(dimension)));
+                header.accept(REMAINING[index], Long.toString(verdict.remaining(dimension)));
+                header.accept(RESET[index], reset);
             }
         }
     }

@@ -63,8 +63,21 @@ public final class JsonUsageScanner {
             }
         } catch (IOException | RuntimeException e) {
             broken = true;
+        } finally {
+            if (ended || broken) {
+                close();
+            }
         }
         return false;
+    }
+
+    /** Closing hands the names this body taught the parser back to the factory's table, for the next body. */
+    private void close() {
+        try {
+            parser.close();
+        } catch (IOException e) {
+            broken = true;
+        }
     }
 
     /** The usage of the last {@code usage} object read so far, or {@code null} when none, or it is unusable. */
