@@ -3,6 +3,8 @@ package dev.llmratelimit.spring;
 import dev.llmratelimit.config.KnownProperties;
 import dev.llmratelimit.policy.PolicyParser;
 import dev.llmratelimit.policy.PropertyNames;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.EnumerablePropertySource;
@@ -12,6 +14,8 @@ import org.springframework.core.env.SystemEnvironmentPropertySource;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The library's {@code llm.ratelimit.*} properties from a Spring {@link Environment}, under the names the
@@ -23,9 +27,12 @@ import java.util.TreeMap;
  * property sources: the chosen part as written (Spring's brackets {@code models[gpt-4.1].tpm} for a name
  * with a dot), the fixed parts in any relaxed form ({@code models.gpt-4o.maxWait} is
  * {@code models.gpt-4o.max-wait}); an environment variable names one too, its chosen part one lower-case
- * word ({@code LLM_RATELIMIT_MODELS_GPT4O_TPM} is {@code models.gpt4o.tpm}).
+ * word ({@code LLM_RATELIMIT_MODELS_GPT4O_TPM} is {@code models.gpt4o.tpm}). A list may be a YAML sequence
+ * or a comma-separated value.
  */
 public final class SpringProperties {
+
+    private static final Pattern LIST_ELEMENT = Pattern.compile("(.+)\\[\\d+]");
 
     private SpringProperties() {
     }
@@ -33,6 +40,7 @@ public final class SpringProperties {
     /** Every {@code llm.ratelimit.*} property the environment has, read now. */
     public static Map<String, String> all(Environment environment) {
         Map<String, String> springNames = new LinkedHashMap<>();
+        Map<String, String> lists = new LinkedHashMap<>();
         for (String name : KnownProperties.fixedNames()) {
             springNames.put(name, name);
         }
@@ -48,10 +56,7 @@ public final class SpringProperties {
                 } else if (source instanceof EnumerablePropertySource<?> enumerable) {
                     for (String springName : enumerable.getPropertyNames()) {
                         if (springName.startsWith(PolicyParser.PREFIX)) {
-                            String written = libraryName(springName);
-                            String known = RelaxedNames.fromWritten(written);
-                            String name = known != null ? known : written;
-                            springNames.putIfAbsent(name, ConfigurationPropertyName.isValid(name) ? name : springName);
+                            collect(springName, springNames, lists);
                         }
                     }
                 }
@@ -64,7 +69,36 @@ public final class SpringProperties {
                 properties.put(libraryName, value);
             }
         });
+        Binder binder = Binder.get(environment);
+        lists.forEach((libraryName, springName) -> binder
+                .bind(ConfigurationPropertyName.adapt(springName, '.'), Bindable.listOf(String.class))
+                .ifBound(values -> properties.put(libraryName, String.join(",", values))));
         return properties;
+    }
+
+    /**
+     * Notes the library's name for a name of a property source: an element of a list ({@code paths[0]}, a
+     * YAML sequence) stands for the whole list, which Spring's binder reads (from the source that wins, a
+     * comma-separated value or the sequence); any other name is read as it is.
+     */
+    private static void collect(String springName, Map<String, String> springNames, Map<String, String> lists) {
+        Matcher element = LIST_ELEMENT.matcher(springName);
+        if (element.matches()) {
+            String list = known(element.group(1));
+            if (KnownProperties.isKnown(list)) {
+                lists.putIfAbsent(list, ConfigurationPropertyName.isValid(list) ? list : element.group(1));
+                return;
+            }
+        }
+        String name = known(springName);
+        springNames.putIfAbsent(name, ConfigurationPropertyName.isValid(name) ? name : springName);
+    }
+
+    /** The known name a Spring name stands for, else the name in the library's notation. */
+    private static String known(String springName) {
+        String written = libraryName(springName);
+        String known = RelaxedNames.fromWritten(written);
+        return known != null ? known : written;
     }
 
     /** The properties whose names start with the prefix, e.g. {@code llm.ratelimit.outbound.}. */

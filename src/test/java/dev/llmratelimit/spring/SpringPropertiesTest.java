@@ -85,6 +85,25 @@ class SpringPropertiesTest {
     }
 
     @Test
+    void yamlSequencesAreCommaSeparatedListsAndTheWinningSourceGivesTheWholeList() {
+        Map<String, Object> yaml = new java.util.LinkedHashMap<>();
+        yaml.put("llm.ratelimit.paths[0]", "/v1/chat/completions");
+        yaml.put("llm.ratelimit.paths[1]", "/api/chat");
+        yaml.put("llm.ratelimit.priorityOrder[0]", "dev");
+        yaml.put("llm.ratelimit.priorityOrder[1]", "prod");
+        yaml.put("llm.ratelimit.models.gpt-4o.fallbacks[0]", "gpt-4o-mini");
+        yaml.put("llm.ratelimit.models.gpt-4o.fallbacks[1]", "${second:gpt-4.1}");
+        yaml.put("llm.ratelimit.models[gpt-4.1].fallbacks.dev[0]", "gpt-4o-mini");
+        StandardEnvironment environment = environment(Map.of("LLM_RATELIMIT_PRIORITY_ORDER", "prod,dev"), yaml);
+
+        assertThat(SpringProperties.all(environment)).containsExactlyInAnyOrderEntriesOf(Map.of(
+                "llm.ratelimit.paths", "/v1/chat/completions,/api/chat",
+                "llm.ratelimit.priority-order", "prod,dev",
+                "llm.ratelimit.models.gpt-4o.fallbacks", "gpt-4o-mini,gpt-4.1",
+                "llm.ratelimit.models.\"gpt-4.1\".fallbacks.dev", "gpt-4o-mini"));
+    }
+
+    @Test
     void aPrefixSelectsOneFamily() {
         StandardEnvironment environment = environment(Map.of(),
                 Map.of("llm.ratelimit.outbound.openai.rpm", "5", "llm.ratelimit.store", "memory"));
