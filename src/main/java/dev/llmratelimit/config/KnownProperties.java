@@ -54,6 +54,11 @@ public final class KnownProperties {
         return messages;
     }
 
+    /** Every known name after the prefix, {@code *} for each part the operator chooses, e.g. {@code models.*.tpm}. */
+    public static List<String> patterns() {
+        return PATTERNS;
+    }
+
     /** The known names that have no part the operator chooses, e.g. {@code llm.ratelimit.on-internal-error}. */
     public static List<String> fixedNames() {
         return PATTERNS.stream().filter(pattern -> !pattern.contains("*")).map(pattern -> PolicyParser.PREFIX + pattern).toList();

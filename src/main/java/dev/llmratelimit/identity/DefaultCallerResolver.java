@@ -1,7 +1,6 @@
 package dev.llmratelimit.identity;
 
 import java.security.Principal;
-import java.util.Map;
 
 /**
  * The built-in resolver: a {@link MetadataPrincipal}'s metadata, else a MicroProfile JWT's claims
@@ -26,20 +25,9 @@ final class DefaultCallerResolver implements CallerResolver {
 
     private Caller fromMetadata(Principal principal) {
         if (principal instanceof MetadataPrincipal withMetadata) {
-            return new Caller(principal.getName(),
-                    ClaimValues.text(withMetadata.team()),
-                    priorityIn(withMetadata.teamMetadata()),
-                    priorityIn(withMetadata.metadata()),
-                    ClaimValues.text(withMetadata.user()),
-                    new CallerLimits(ScopeLimits.fromMetadata(withMetadata.metadata()),
-                            ScopeLimits.fromMetadata(withMetadata.userMetadata()),
-                            ScopeLimits.fromMetadata(withMetadata.teamMetadata())));
+            return MetadataCaller.read(principal.getName(), withMetadata);
         }
         Caller fromJwt = jwtReader == null ? null : jwtReader.read(principal);
         return fromJwt != null ? fromJwt : new Caller(principal.getName(), null, null, null);
-    }
-
-    private static String priorityIn(Map<String, String> metadata) {
-        return metadata == null ? null : ClaimValues.text(metadata.get("priority"));
     }
 }

@@ -9,7 +9,8 @@ import java.util.function.Function;
 
 /**
  * Reads a Spring Security {@link Authentication} (the principal Spring Security's request wrapper hands
- * out): the claims of a JWT or OAuth2 token under the {@code llm.ratelimit.jwt.*} claim names, or a
+ * out): a {@link MetadataPrincipal} it holds as its principal (a {@code UserDetails} that implements it) or
+ * details, else the claims of a JWT or OAuth2 token under the {@code llm.ratelimit.jwt.*} claim names, or a
  * {@code Map} in the authentication's details under the same names; then authorities
  * {@value #PRIORITY}<i>name</i>, {@value #TEAM}<i>name</i>, {@value #TEAM_PRIORITY}<i>name</i> and
  * {@value #USER}<i>name</i> fill what those left out. The only class that names Spring Security: created
@@ -36,10 +37,21 @@ final class SpringSecurityReader implements PrincipalReader {
         if (!(principal instanceof Authentication authentication) || !authentication.isAuthenticated()) {
             return null;
         }
-        Caller fromClaims = ClaimsCaller.read(authentication.getName(), claimsOf(authentication), claims);
-        return fromClaims.orElse(new Caller(authentication.getName(),
+        Caller own = ownMetadata(authentication);
+        return own.orElse(new Caller(authentication.getName(),
                 authority(authentication, TEAM), authority(authentication, TEAM_PRIORITY),
                 authority(authentication, PRIORITY), authority(authentication, USER), CallerLimits.NONE));
+    }
+
+    /** A {@link MetadataPrincipal} as the authentication's principal (a {@code UserDetails}) or details, else the token's claims. */
+    private Caller ownMetadata(Authentication authentication) {
+        if (authentication.getPrincipal() instanceof MetadataPrincipal principal) {
+            return MetadataCaller.read(authentication.getName(), principal);
+        }
+        if (authentication.getDetails() instanceof MetadataPrincipal details) {
+            return MetadataCaller.read(authentication.getName(), details);
+        }
+        return ClaimsCaller.read(authentication.getName(), claimsOf(authentication), claims);
     }
 
     private Function<String, Object> claimsOf(Authentication authentication) {

@@ -14,6 +14,7 @@ import dev.llmratelimit.engine.CallEnding;
 import dev.llmratelimit.http.ErrorResponse;
 import dev.llmratelimit.http.RateLimitHeaderValues;
 import dev.llmratelimit.identity.Caller;
+import dev.llmratelimit.observe.StatusSettings;
 import dev.llmratelimit.usage.EndpointShape;
 import dev.llmratelimit.wait.WaitRoom;
 import jakarta.servlet.DispatcherType;
@@ -57,6 +58,7 @@ public class RateLimitFilter implements Filter {
     private RateLimitRuntime runtime;
     private boolean ownsRuntime;
     private StatusEndpoint status;
+    private boolean servesStatusPage = true;
 
     /** For containers that instantiate the filter themselves (web.xml, web-fragment.xml, CDI). */
     public RateLimitFilter() {
@@ -64,8 +66,18 @@ public class RateLimitFilter implements Filter {
 
     /** For programmatic registration with a runtime the application built and will close. */
     public RateLimitFilter(RateLimitRuntime runtime) {
+        this(runtime, true);
+    }
+
+    /**
+     * For programmatic registration with a runtime the application built and will close.
+     *
+     * @param servesStatusPage {@code false} where another port serves the status page ({@link StatusPageFilter})
+     */
+    public RateLimitFilter(RateLimitRuntime runtime, boolean servesStatusPage) {
         this.runtime = runtime;
-        this.status = new StatusEndpoint(runtime.statusSettings(), runtime.status());
+        this.servesStatusPage = servesStatusPage;
+        this.status = statusEndpoint();
     }
 
     /**
@@ -79,7 +91,11 @@ public class RateLimitFilter implements Filter {
         if (runtime == null) {
             runtime = runtimeFor(config);
         }
-        status = new StatusEndpoint(runtime.statusSettings(), runtime.status());
+        status = statusEndpoint();
+    }
+
+    private StatusEndpoint statusEndpoint() {
+        return new StatusEndpoint(servesStatusPage ? runtime.statusSettings() : StatusSettings.OFF, runtime.status());
     }
 
     private RateLimitRuntime runtimeFor(FilterConfig config) {

@@ -29,11 +29,13 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
 
 /**
  * The library in a Spring Boot servlet application (docs/spring-boot.md): the runtime built from the
  * {@code llm.ratelimit.*} properties of Spring's environment (invalid configuration fails the context),
- * the filter on every path after Spring Security's filter chain, {@code @RateLimited} on Spring beans, and
+ * the filter on every path after Spring Security's filter chain (the status page on the actuator's port
+ * where it has its own), {@code @RateLimited} on Spring beans, and
  * the refusal of a {@code @RateLimited} call answered as the filter answers, the meters in the application's
  * Micrometer registry, and the actuator's health indicator (Spring Boot 3's or 4's health API, each in its
  * own class loaded only where that API is).
@@ -66,12 +68,19 @@ public class RateLimitAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean(name = "llmRateLimitFilter")
     public FilterRegistrationBean<RateLimitFilter> llmRateLimitFilter(RateLimitRuntime runtime, Environment environment) {
-        FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(new RateLimitFilter(runtime));
+        FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(
+                new RateLimitFilter(runtime, !statusPageOnManagementPort(environment)));
         registration.addUrlPatterns("/*");
         registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC);
         registration.setAsyncSupported(true);
         registration.setOrder(filterOrder(environment));
         return registration;
+    }
+
+    /** Whether the actuator's own port serves the status page ({@link RateLimitManagementContext}). */
+    static boolean statusPageOnManagementPort(Environment environment) {
+        return ClassUtils.isPresent(RateLimitManagementContext.MANAGEMENT_PORT_TYPE, RateLimitAutoConfiguration.class.getClassLoader())
+                && RateLimitManagementContext.separatePort(environment);
     }
 
     /** Spring Security's filter chain order plus {@value #AFTER_SECURITY}: -90 by default. */

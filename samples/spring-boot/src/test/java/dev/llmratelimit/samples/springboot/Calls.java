@@ -10,7 +10,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 
-/** Calls the running application as a client does: HTTP Basic, a JSON body. */
+/** Calls the running application as a client does: HTTP Basic (or a bearer token), a JSON body. */
 final class Calls {
 
     private static final HttpClient CLIENT = HttpClient.newHttpClient();
@@ -27,13 +27,22 @@ final class Calls {
     }
 
     HttpResponse<String> chat(String user, String model) throws IOException, InterruptedException {
-        return post(user, "/v1/chat/completions",
+        return chatAuthorized(basic(user), model);
+    }
+
+    /** @param authorization the {@code Authorization} header, e.g. {@code Bearer <JWT>} */
+    HttpResponse<String> chatAuthorized(String authorization, String model) throws IOException, InterruptedException {
+        return send(authorization, "/v1/chat/completions",
                 "{\"model\":\"" + model + "\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}]}");
     }
 
     HttpResponse<String> post(String user, String path, String body) throws IOException, InterruptedException {
+        return send(basic(user), path, body);
+    }
+
+    private HttpResponse<String> send(String authorization, String path, String body) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create(base() + path))
-                .header("Authorization", basic(user))
+                .header("Authorization", authorization)
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build();
         return CLIENT.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
@@ -41,6 +50,11 @@ final class Calls {
 
     HttpResponse<String> get(String path) throws IOException, InterruptedException {
         return CLIENT.send(HttpRequest.newBuilder(URI.create(base() + path)).build(),
+                HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+    }
+
+    HttpResponse<String> get(String user, String path) throws IOException, InterruptedException {
+        return CLIENT.send(HttpRequest.newBuilder(URI.create(base() + path)).header("Authorization", basic(user)).build(),
                 HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
     }
 
