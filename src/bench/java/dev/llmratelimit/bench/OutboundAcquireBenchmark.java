@@ -1,6 +1,7 @@
 package dev.llmratelimit.bench;
 
 import dev.llmratelimit.outbound.OutboundLimiter;
+import dev.llmratelimit.outbound.Tokens;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -20,6 +21,9 @@ public class OutboundAcquireBenchmark {
 
     private static final long RPM = 1_000_000_000L;
     private static final long TPM = 50_000_000_000L;
+    /** 100 prompt tokens and a 200-token output cap, settled to 150 out. */
+    private static final Tokens ESTIMATE = new Tokens(100, 200);
+    private static final Tokens USED = new Tokens(100, 150);
 
     private OutboundLimiter limiter;
     private Bucket requests;
@@ -39,7 +43,7 @@ public class OutboundAcquireBenchmark {
 
     @Benchmark
     public Object outboundAcquireAndSettle() throws InterruptedException {
-        return limiter.acquire("openai", "gpt-4o", 300).settle(250);
+        return limiter.acquire("openai", "gpt-4o", ESTIMATE).settle(USED);
     }
 
     @Benchmark

@@ -9,6 +9,7 @@ import dev.llmratelimit.outbound.OutboundLimitException;
 import dev.llmratelimit.outbound.OutboundLimiter;
 import dev.llmratelimit.outbound.OutboundStore;
 import dev.llmratelimit.outbound.ProviderSettings;
+import dev.llmratelimit.outbound.Tokens;
 import dev.llmratelimit.outbound.http.LimitedHttpClient;
 import dev.llmratelimit.outbound.redis.RedisOutboundStore;
 import dev.llmratelimit.store.redis.RedisStoreSettings;
@@ -90,7 +91,7 @@ final class OutboundCost {
             for (int i = 0; i < settings.redisWarmup() + settings.redisSamples(); i++) {
                 boolean measured = i >= settings.redisWarmup();
                 long start = System.nanoTime();
-                store.acquire(key, limits, "p" + i, 300, 0, 60_000).join();
+                store.acquire(key, limits, "p" + i, new Tokens(100, 200), 0, 60_000).join();
                 long mid = System.nanoTime();
                 script.evalSha(keys.get(0).toString(), RScript.Mode.READ_WRITE, sha, RScript.ReturnType.MULTI, keys, "1", "2");
                 long end = System.nanoTime();
@@ -199,8 +200,8 @@ final class OutboundCost {
 
     static void write(Report report, Result result) {
         report.heading("8. Client-side limiter (outbound)")
-                .paragraph("Acquisition in memory: `OutboundLimiter.acquire(\"openai\", \"gpt-4o\", 300).settle(250)` "
-                        + "(both buckets taken, then settled to the real usage) beside two local Bucket4j buckets "
+                .paragraph("Acquisition in memory: `OutboundLimiter.acquire(\"openai\", \"gpt-4o\", new Tokens(100, 200)).settle(new Tokens(100, 150))` "
+                        + "(request and token buckets taken, then settled to the real usage) beside two local Bucket4j buckets "
                         + "(`requests.tryConsume(1) && tokens.tryConsume(300)`), JMH average time; at 2 threads both hit "
                         + "the same model.");
         List<List<String>> rows = new ArrayList<>();

@@ -9,8 +9,14 @@ import dev.llmratelimit.outbound.FakeProvider;
 import dev.llmratelimit.outbound.OutboundLimiter;
 import dev.llmratelimit.outbound.http.LimitedHttpClient;
 import dev.llmratelimit.outbound.langchain4j.LimitedLangChain4jHttpClientBuilder;
+import dev.llmratelimit.outbound.okhttp.OutboundOkHttpInterceptor;
 import dev.llmratelimit.outbound.springai.OutboundRestClientInterceptor;
 import dev.llmratelimit.outbound.springai.OutboundWebClientFilter;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
 import org.springframework.ai.chat.prompt.Prompt;
 import org.springframework.ai.openai.OpenAiChatOptions;
 import org.springframework.ai.openai.api.OpenAiApi;
@@ -62,6 +68,11 @@ final class OutboundIntegrationCost {
                     () -> plain.send(chat, HttpResponse.BodyHandlers.ofString()),
                     () -> limited.send(chat, HttpResponse.BodyHandlers.ofString())));
 
+            OkHttpClient okHttp = new OkHttpClient();
+            OkHttpClient okHttpLimited = new OkHttpClient.Builder().addInterceptor(new OutboundOkHttpInterceptor(limiter)).build();
+            rows.add(measure("OkHttp `Call.execute` (the interceptor Spring AI 2.0 is given)",
+                    okHttpChat(okHttp, provider), okHttpChat(okHttpLimited, provider)));
+
             rows.add(measure("LangChain4j `OpenAiChatModel`",
                     langChain4jChat(provider, new JdkHttpClientBuilder()),
                     langChain4jChat(provider, LimitedLangChain4jHttpClientBuilder.of(limiter))));
@@ -98,6 +109,16 @@ final class OutboundIntegrationCost {
             }
         }
         return new Row(integration, plain, limited);
+    }
+
+    private static Call okHttpChat(OkHttpClient client, FakeProvider provider) {
+        Request request = new Request.Builder().url(provider.baseUrl() + "/chat/completions")
+                .post(RequestBody.create(FakeProvider.CHAT, MediaType.get("application/json"))).build();
+        return () -> {
+            try (Response response = client.newCall(request).execute()) {
+                response.body().string();
+            }
+        };
     }
 
     private static Call langChain4jChat(FakeProvider provider, dev.langchain4j.http.client.HttpClientBuilder http) {

@@ -37,8 +37,8 @@ public final class KnownProperties {
             "budget.jdbc.{datasource,url,user,password,pool-size,table-prefix,timeout}",
             "prices.file", "prices.*.{input,output,cached-input,cache-write,cache-write-1h,max-output-tokens}",
             "metrics.enabled", "status.{path,public,refresh,role}",
-            "outbound.*.{base-url,rpm,tpm,headroom,burst,max-wait,lease,expected-output-tokens,store}",
-            "outbound.*.models.*.{rpm,tpm}"));
+            "outbound.*.{base-url,rpm,tpm,itpm,otpm,headroom,burst,max-wait,lease,expected-output-tokens,store}",
+            "outbound.*.models.*.{rpm,tpm,itpm,otpm}"));
 
     private KnownProperties() {
     }

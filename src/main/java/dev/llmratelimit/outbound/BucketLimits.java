@@ -1,20 +1,24 @@
 package dev.llmratelimit.outbound;
 
 /**
- * The two buckets of one (provider, model): how fast each refills and how much it holds.
- * A dimension whose per-minute limit is 0 is not limited.
+ * The buckets of one (provider, model): one per {@link Dimension} (requests, tokens, input tokens, output
+ * tokens), how fast each refills and how much it holds. A dimension whose per-minute limit is 0 is not
+ * limited.
  *
- * @param requestsPerMinute the provider's RPM, 0 for none
- * @param tokensPerMinute   the provider's TPM, 0 for none
- * @param headroom          the share of the limit the buckets refill at (0 &lt; headroom &lt;= 1)
- * @param burst             each bucket's capacity as a multiple of one minute's refill (&gt; 0)
+ * @param requestsPerMinute     the provider's RPM, 0 for none
+ * @param tokensPerMinute       the provider's TPM (input and output together), 0 for none
+ * @param inputTokensPerMinute  the provider's ITPM, 0 for none
+ * @param outputTokensPerMinute the provider's OTPM, 0 for none
+ * @param headroom              the share of the limit the buckets refill at (0 &lt; headroom &lt;= 1)
+ * @param burst                 each bucket's capacity as a multiple of one minute's refill (&gt; 0)
  */
-public record BucketLimits(long requestsPerMinute, long tokensPerMinute, double headroom, double burst) {
+public record BucketLimits(long requestsPerMinute, long tokensPerMinute, long inputTokensPerMinute,
+                           long outputTokensPerMinute, double headroom, double burst) {
 
     private static final double MILLIS_PER_MINUTE = 60_000.0;
 
     public BucketLimits {
-        if (requestsPerMinute < 0 || tokensPerMinute < 0) {
+        if (requestsPerMinute < 0 || tokensPerMinute < 0 || inputTokensPerMinute < 0 || outputTokensPerMinute < 0) {
             throw new IllegalArgumentException("limits must be 0 (none) or more");
         }
         if (!(headroom > 0 && headroom <= 1)) {
@@ -29,36 +33,41 @@ public record BucketLimits(long requestsPerMinute, long tokensPerMinute, double 
         }
     }
 
-    public boolean limitsRequests() {
-        return requestsPerMinute > 0;
+    /** Requests and tokens (together) only, as OpenAI limits them. */
+    public BucketLimits(long requestsPerMinute, long tokensPerMinute, double headroom, double burst) {
+        this(requestsPerMinute, tokensPerMinute, 0, 0, headroom, burst);
     }
 
-    public boolean limitsTokens() {
-        return tokensPerMinute > 0;
+    public long perMinute(Dimension dimension) {
+        return switch (dimension) {
+            case REQUESTS -> requestsPerMinute;
+            case TOKENS -> tokensPerMinute;
+            case INPUT_TOKENS -> inputTokensPerMinute;
+            case OUTPUT_TOKENS -> outputTokensPerMinute;
+        };
     }
 
-    /** Requests added per millisecond; 0 when requests are not limited. */
-    public double requestRatePerMilli() {
-        return requestsPerMinute * headroom / MILLIS_PER_MINUTE;
+    public boolean limits(Dimension dimension) {
+        return perMinute(dimension) > 0;
     }
 
-    /** Tokens added per millisecond; 0 when tokens are not limited. */
-    public double tokenRatePerMilli() {
-        return tokensPerMinute * headroom / MILLIS_PER_MINUTE;
+    /** Added per millisecond; 0 when the dimension is not limited. */
+    public double ratePerMilli(Dimension dimension) {
+        return perMinute(dimension) * headroom / MILLIS_PER_MINUTE;
     }
 
-    /** What the request bucket holds when full; 0 when requests are not limited. */
-    public double requestCapacity() {
-        return requestsPerMinute * headroom * burst;
+    /** What the bucket holds when full; 0 when the dimension is not limited. */
+    public double capacity(Dimension dimension) {
+        return perMinute(dimension) * headroom * burst;
     }
 
-    /** What the token bucket holds when full; 0 when tokens are not limited. */
-    public double tokenCapacity() {
-        return tokensPerMinute * headroom * burst;
-    }
-
-    /** Whether one request of this many tokens can ever be taken, whatever the wait. */
-    public boolean fits(long tokens) {
-        return (!limitsRequests() || requestCapacity() >= 1) && (!limitsTokens() || tokenCapacity() >= tokens);
+    /** The bucket that one request of these tokens can never fit in, whatever the wait; {@code null} for none. */
+    public Dimension neverFits(Tokens tokens) {
+        for (Dimension dimension : Dimension.ALL) {
+            if (limits(dimension) && capacity(dimension) < dimension.amount(tokens, 1)) {
+                return dimension;
+            }
+        }
+        return null;
     }
 }

@@ -32,7 +32,7 @@ public final class OutboundExchange {
     private final OutboundLimiter limiter;
     private final String provider;
     private final OutboundRequest request;
-    private final long estimate;
+    private final Tokens estimate;
     private volatile Permit permit;
 
     private OutboundExchange(OutboundLimiter limiter, String provider, OutboundRequest request) {
@@ -56,7 +56,7 @@ public final class OutboundExchange {
         return request.body();
     }
 
-    public long estimate() {
+    public Tokens estimate() {
         return estimate;
     }
 
@@ -166,14 +166,14 @@ public final class OutboundExchange {
                         ProviderHeaders.retryAfterMillis(header, limiter.clock().instant())));
             }
             if (status < 200 || status > 299) {
-                permit.settle(0);
+                permit.settle(Tokens.NONE);
                 return;
             }
             Usage usage = observer.usage();
             if (usage != null) {
                 permit.settle(usage);
             } else if (observer.isStream() || cut) {
-                permit.settle(request.promptTokens() + observer.streamedCompletionTokens());
+                permit.settle(new Tokens(request.promptTokens(), observer.streamedCompletionTokens()));
             } else {
                 permit.settle(estimate);
             }

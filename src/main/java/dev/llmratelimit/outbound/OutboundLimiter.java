@@ -14,8 +14,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Keeps an application's own calls to its providers under their RPM and TPM: two token buckets per
- * (provider, model), requests and tokens, taken together or not at all. A call without capacity waits
+ * Keeps an application's own calls to its providers under their limits: token buckets per (provider,
+ * model) for requests, tokens, input tokens and output tokens (RPM, TPM, ITPM, OTPM; those configured),
+ * taken together or not at all. A call without capacity waits
  * for its place, first come first served (each acquisition reserves its share at once, so later callers
  * queue behind it), up to {@code max-wait}; a call that could never fit, or that would wait longer, fails
  * at once with {@link OutboundLimitException}. Build it with {@link #builder()} or from
@@ -70,14 +71,14 @@ public final class OutboundLimiter implements AutoCloseable {
     }
 
     /**
-     * The token estimate of a call: its prompt tokens and {@code max_tokens}, or, without
+     * The token estimate of a call: its prompt tokens as input, and {@code max_tokens} as output or, without
      * {@code max_tokens} (negative), the model's learned average output.
      */
-    public long estimate(String provider, String model, long promptTokens, long maxTokens) {
+    public Tokens estimate(String provider, String model, long promptTokens, long maxTokens) {
         ProviderSettings settings = provider(provider);
         long output = maxTokens >= 0 ? maxTokens
                 : learned.average(new BucketKey(provider, model), settings.expectedOutputTokens());
-        return saturatedAdd(Math.max(0, promptTokens), output);
+        return new Tokens(Math.max(0, promptTokens), output);
     }
 
     /**
@@ -86,11 +87,11 @@ public final class OutboundLimiter implements AutoCloseable {
      * @throws OutboundLimitException the call can never fit, or would wait beyond {@code max-wait}
      * @throws InterruptedException   while waiting; the place is given back
      */
-    public Permit acquire(String provider, String model, long estimatedTokens) throws InterruptedException {
-        Call call = new Call(provider, model, estimatedTokens);
+    public Permit acquire(String provider, String model, Tokens estimate) throws InterruptedException {
+        Call call = new Call(provider, model, estimate);
         Grant grant;
         try {
-            grant = call.store().acquire(call.key, call.limits, call.id, estimatedTokens,
+            grant = call.store().acquire(call.key, call.limits, call.id, estimate,
                     call.maxWaitMillis(), call.leaseMillis()).get();
         } catch (ExecutionException e) {
             return call.unbacked(e.getCause());
@@ -112,10 +113,10 @@ public final class OutboundLimiter implements AutoCloseable {
      * call's place comes, or fails with {@link OutboundLimitException} at once. Cancelling the future
      * before then gives the place back.
      */
-    public CompletableFuture<Permit> acquireAsync(String provider, String model, long estimatedTokens) {
-        Call call = new Call(provider, model, estimatedTokens);
+    public CompletableFuture<Permit> acquireAsync(String provider, String model, Tokens estimate) {
+        Call call = new Call(provider, model, estimate);
         CompletableFuture<Permit> result = new CompletableFuture<>();
-        call.store().acquire(call.key, call.limits, call.id, estimatedTokens, call.maxWaitMillis(), call.leaseMillis())
+        call.store().acquire(call.key, call.limits, call.id, estimate, call.maxWaitMillis(), call.leaseMillis())
                 .whenComplete((grant, failure) -> {
                     if (failure != null) {
                         result.complete(call.unbacked(failure));
@@ -145,10 +146,11 @@ public final class OutboundLimiter implements AutoCloseable {
             return CompletableFuture.completedFuture(null);
         }
         Provider p = providerNamed(provider);
-        return quietly(p.store().correct(new BucketKey(provider, model), p.settings().limits(model), correction), null);
+        BucketLimits limits = p.settings().limits(model);
+        return quietly(p.store().correct(new BucketKey(provider, model), limits, correction.forLimits(limits)), null);
     }
 
-    CompletableFuture<Boolean> finish(Permit permit, BucketLimits limits, long actualTokens, boolean refundRequest) {
+    CompletableFuture<Boolean> finish(Permit permit, BucketLimits limits, Tokens actualTokens, boolean refundRequest) {
         if (permit.id() == null) {
             return CompletableFuture.completedFuture(false);
         }
@@ -191,23 +193,15 @@ public final class OutboundLimiter implements AutoCloseable {
         }
     }
 
-    private static long saturatedAdd(long a, long b) {
-        long sum = a + b;
-        return ((a ^ sum) & (b ^ sum)) < 0 ? Long.MAX_VALUE : sum;
-    }
-
     /** One acquisition: which buckets, and what the store's answer makes of it. */
     private final class Call {
         final BucketKey key;
         final BucketLimits limits;
         final String id = idPrefix + ids.incrementAndGet();
-        final long estimate;
+        final Tokens estimate;
         final Provider provider;
 
-        Call(String providerName, String model, long estimate) {
-            if (estimate < 0) {
-                throw new IllegalArgumentException("A token estimate is 0 or more: " + estimate);
-            }
+        Call(String providerName, String model, Tokens estimate) {
             this.provider = providerNamed(providerName);
             this.key = new BucketKey(providerName, model);
             this.limits = provider.settings().limits(model);
@@ -230,9 +224,9 @@ public final class OutboundLimiter implements AutoCloseable {
             return switch (grant.outcome()) {
                 case TAKEN -> new Permit(OutboundLimiter.this, key, limits, id, estimate, grant.waitMillis());
                 case NEVER_FITS -> throw new OutboundLimitException(OutboundLimitException.Reason.NEVER_FITS, key,
-                        estimate, java.time.Duration.ZERO);
+                        estimate, grant.shortOf(), java.time.Duration.ZERO);
                 case WAIT_TOO_LONG -> throw new OutboundLimitException(OutboundLimitException.Reason.WAIT_TOO_LONG, key,
-                        estimate, java.time.Duration.ofMillis(grant.waitMillis()));
+                        estimate, grant.shortOf(), java.time.Duration.ofMillis(grant.waitMillis()));
             };
         }
 

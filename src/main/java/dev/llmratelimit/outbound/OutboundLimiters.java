@@ -21,6 +21,9 @@ public final class OutboundLimiters {
 
     public static final String PREFIX = "llm.ratelimit.outbound.";
     private static final String MODELS = "models.";
+    /** The per-minute limits by their short names. */
+    private static final Map<String, Dimension> DIMENSIONS = Map.of("rpm", Dimension.REQUESTS, "tpm", Dimension.TOKENS,
+            "itpm", Dimension.INPUT_TOKENS, "otpm", Dimension.OUTPUT_TOKENS);
 
     private OutboundLimiters() {
     }
@@ -71,22 +74,21 @@ public final class OutboundLimiters {
             }
             switch (setting) {
                 case "base-url" -> builder.baseUrl(url(property, value));
-                case "rpm" -> builder.rpm(limit(property, value));
-                case "tpm" -> builder.tpm(limit(property, value));
+                case "rpm", "tpm", "itpm", "otpm" -> builder.limit(DIMENSIONS.get(setting), limit(property, value));
                 case "headroom" -> builder.headroom(share(property, value));
                 case "burst" -> builder.burst(positive(property, value));
                 case "max-wait" -> builder.maxWait(duration(property, value, true));
                 case "lease" -> builder.lease(duration(property, value, false));
                 case "expected-output-tokens" -> builder.expectedOutputTokens(limit(property, value));
                 case "store" -> builder.store(store(property, value));
-                default -> throw new PolicyException(property, value, "unknown setting; expected base-url, rpm, tpm, "
-                        + "models.<model>.rpm|tpm, headroom, burst, max-wait, store, expected-output-tokens or lease");
+                default -> throw new PolicyException(property, value, "unknown setting; expected base-url, rpm, tpm, itpm, otpm, "
+                        + "models.<model>.rpm|tpm|itpm|otpm, headroom, burst, max-wait, store, expected-output-tokens or lease");
             }
         });
         return builder.build();
     }
 
-    /** {@code <model>.rpm} or {@code <model>.tpm}; the model may be in double quotes, and may contain dots. */
+    /** {@code <model>.rpm}, {@code .tpm}, {@code .itpm} or {@code .otpm}; the model may be in double quotes, and may contain dots. */
     private static void model(ProviderBuilder builder, String property, String rest, String value) {
         int dot = rest.lastIndexOf('.');
         String model = dot > 0 ? rest.substring(0, dot) : "";
@@ -94,11 +96,10 @@ public final class OutboundLimiters {
             model = model.substring(1, model.length() - 1);
         }
         String dimension = dot > 0 ? rest.substring(dot + 1) : rest;
-        if (model.isEmpty() || !(dimension.equals("rpm") || dimension.equals("tpm"))) {
-            throw new PolicyException(property, value, "expected models.<model>.rpm or models.<model>.tpm");
+        if (model.isEmpty() || !DIMENSIONS.containsKey(dimension)) {
+            throw new PolicyException(property, value, "expected models.<model>.rpm, .tpm, .itpm or .otpm");
         }
-        long limit = limit(property, value);
-        builder.model(model, dimension.equals("rpm") ? limit : -1, dimension.equals("tpm") ? limit : -1);
+        builder.model(model, DIMENSIONS.get(dimension), limit(property, value));
     }
 
     private static String url(String property, String value) {

@@ -11,20 +11,20 @@ import java.util.concurrent.CompletableFuture;
 public interface OutboundStore extends AutoCloseable {
 
     /**
-     * Refills both buckets to now and, when the estimate fits and the wait for it is at most
-     * {@code maxWaitMillis}, takes one request and {@code tokens} tokens (the buckets may go below zero:
-     * what later callers wait for) and remembers the permit under {@code permitId} for
+     * Refills the buckets to now and, when the estimate fits and the wait for it is at most
+     * {@code maxWaitMillis}, takes one request and {@code tokens} from every limited bucket (requests,
+     * tokens, input tokens, output tokens; the buckets may go below zero: what later callers wait for) and remembers the permit under {@code permitId} for
      * {@code leaseMillis} after the wait. Otherwise takes nothing.
      */
-    CompletableFuture<Grant> acquire(BucketKey key, BucketLimits limits, String permitId, long tokens,
+    CompletableFuture<Grant> acquire(BucketKey key, BucketLimits limits, String permitId, Tokens tokens,
                                      long maxWaitMillis, long leaseMillis);
 
     /**
-     * Settles the permit: gives back the estimate less {@code actualTokens} (a negative difference is an
-     * extra charge) and, when {@code refundRequest}, the request too. A permit settled already, or never
+     * Settles the permit: gives back, in each token bucket, the estimate less {@code actualTokens} (a
+     * negative difference is an extra charge) and, when {@code refundRequest}, the request too. A permit settled already, or never
      * taken, or whose lease ran out, is left alone: completes with {@code false}.
      */
-    CompletableFuture<Boolean> settle(BucketKey key, BucketLimits limits, String permitId, long actualTokens,
+    CompletableFuture<Boolean> settle(BucketKey key, BucketLimits limits, String permitId, Tokens actualTokens,
                                       boolean refundRequest);
 
     /** Lowers the buckets to what the provider said, never raising them; a pause only ever lengthens. */

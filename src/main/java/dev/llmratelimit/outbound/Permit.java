@@ -6,7 +6,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * One call's share of its provider's buckets: one request and an estimate of tokens. Finished exactly
+ * One call's share of its provider's buckets: one request and an estimate of input and output tokens. Finished exactly
  * once: {@link #settle} with the real usage (the difference is given back or charged) or
  * {@link #cancel} when the call never reached the provider; later calls do nothing. A permit never
  * finished counts as its estimate once its lease is over.
@@ -17,17 +17,17 @@ public final class Permit {
     private final BucketKey key;
     private final BucketLimits limits;
     private final String id;
-    private final long estimatedTokens;
+    private final Tokens estimate;
     private final long waitedMillis;
     private final AtomicBoolean finished = new AtomicBoolean();
 
-    Permit(OutboundLimiter limiter, BucketKey key, BucketLimits limits, String id, long estimatedTokens,
+    Permit(OutboundLimiter limiter, BucketKey key, BucketLimits limits, String id, Tokens estimate,
            long waitedMillis) {
         this.limiter = limiter;
         this.key = key;
         this.limits = limits;
         this.id = id;
-        this.estimatedTokens = estimatedTokens;
+        this.estimate = estimate;
         this.waitedMillis = waitedMillis;
     }
 
@@ -35,8 +35,8 @@ public final class Permit {
         return key;
     }
 
-    public long estimatedTokens() {
-        return estimatedTokens;
+    public Tokens estimate() {
+        return estimate;
     }
 
     /** How long the call had to wait for its place in the queue. */
@@ -47,15 +47,15 @@ public final class Permit {
     /** The call ran and used this much; its completion tokens teach the model's output average. */
     public CompletableFuture<Boolean> settle(Usage usage) {
         limiter.learnOutput(key, usage.completionTokens());
-        return settle(Math.max(0, usage.promptTokens()) + Math.max(0, usage.completionTokens()));
+        return settle(Tokens.of(usage));
     }
 
-    /** The call ran and used this many tokens in all (the request stays counted). */
-    public CompletableFuture<Boolean> settle(long actualTokens) {
+    /** The call ran and used these tokens (the request stays counted). */
+    public CompletableFuture<Boolean> settle(Tokens actual) {
         if (!finished.compareAndSet(false, true)) {
             return CompletableFuture.completedFuture(false);
         }
-        return limiter.finish(this, limits, Math.max(0, actualTokens), false);
+        return limiter.finish(this, limits, actual, false);
     }
 
     /** The call never reached the provider: the request and the whole estimate go back. */
@@ -63,7 +63,7 @@ public final class Permit {
         if (!finished.compareAndSet(false, true)) {
             return CompletableFuture.completedFuture(false);
         }
-        return limiter.finish(this, limits, 0, true);
+        return limiter.finish(this, limits, Tokens.NONE, true);
     }
 
     String id() {

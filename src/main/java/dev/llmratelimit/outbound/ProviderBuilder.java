@@ -1,6 +1,7 @@
 package dev.llmratelimit.outbound;
 
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -13,14 +14,11 @@ public final class ProviderBuilder {
     public static final long DEFAULT_EXPECTED_OUTPUT_TOKENS = 256;
     public static final Duration DEFAULT_LEASE = Duration.ofMinutes(10);
 
-    private record ModelLimits(long rpm, long tpm) {
-    }
-
     private final String name;
     private String baseUrl;
-    private long rpm;
-    private long tpm;
-    private final Map<String, ModelLimits> models = new LinkedHashMap<>();
+    private final Map<Dimension, Long> limits = new EnumMap<>(Dimension.class);
+    /** Each model's own figures; a dimension it does not name keeps the provider's. */
+    private final Map<String, Map<Dimension, Long>> models = new LinkedHashMap<>();
     private double headroom = DEFAULT_HEADROOM;
     private double burst = DEFAULT_BURST;
     private Duration maxWait = DEFAULT_MAX_WAIT;
@@ -43,20 +41,44 @@ public final class ProviderBuilder {
 
     /** Requests per minute of each model without its own limits; 0 for none. */
     public ProviderBuilder rpm(long rpm) {
-        this.rpm = rpm;
-        return this;
+        return limit(Dimension.REQUESTS, rpm);
     }
 
-    /** Tokens per minute of each model without its own limits; 0 for none. */
+    /** Tokens (input and output together) per minute of each model without its own limits; 0 for none. */
     public ProviderBuilder tpm(long tpm) {
-        this.tpm = tpm;
+        return limit(Dimension.TOKENS, tpm);
+    }
+
+    /** Input tokens per minute of each model without its own limits; 0 for none. */
+    public ProviderBuilder itpm(long itpm) {
+        return limit(Dimension.INPUT_TOKENS, itpm);
+    }
+
+    /** Output tokens per minute of each model without its own limits; 0 for none. */
+    public ProviderBuilder otpm(long otpm) {
+        return limit(Dimension.OUTPUT_TOKENS, otpm);
+    }
+
+    /** One dimension's per-minute limit of each model without its own; 0 for none. */
+    public ProviderBuilder limit(Dimension dimension, long perMinute) {
+        limits.put(dimension, perMinute);
         return this;
     }
 
-    /** One model's limits; -1 keeps the provider's figure for that dimension. */
+    /** One model's RPM and TPM; -1 keeps the provider's figure for that dimension. */
     public ProviderBuilder model(String model, long rpm, long tpm) {
-        ModelLimits old = models.getOrDefault(model, new ModelLimits(-1, -1));
-        models.put(model, new ModelLimits(rpm >= 0 ? rpm : old.rpm(), tpm >= 0 ? tpm : old.tpm()));
+        if (rpm >= 0) {
+            model(model, Dimension.REQUESTS, rpm);
+        }
+        if (tpm >= 0) {
+            model(model, Dimension.TOKENS, tpm);
+        }
+        return this;
+    }
+
+    /** One model's per-minute limit of one dimension; the dimensions it does not name keep the provider's. */
+    public ProviderBuilder model(String model, Dimension dimension, long perMinute) {
+        models.computeIfAbsent(model, m -> new EnumMap<>(Dimension.class)).put(dimension, perMinute);
         return this;
     }
 
@@ -101,9 +123,19 @@ public final class ProviderBuilder {
             throw new IllegalArgumentException("expected-output-tokens is 0 or more: " + expectedOutputTokens);
         }
         Map<String, BucketLimits> perModel = new LinkedHashMap<>();
-        models.forEach((model, limits) -> perModel.put(model, new BucketLimits(
-                limits.rpm() >= 0 ? limits.rpm() : rpm, limits.tpm() >= 0 ? limits.tpm() : tpm, headroom, burst)));
-        return new ProviderSettings(name, baseUrl, new BucketLimits(rpm, tpm, headroom, burst), perModel,
+        models.forEach((model, own) -> {
+            Map<Dimension, Long> merged = new EnumMap<>(Dimension.class);
+            merged.putAll(limits);
+            merged.putAll(own);
+            perModel.put(model, bucketLimits(merged));
+        });
+        return new ProviderSettings(name, baseUrl, bucketLimits(limits), perModel,
                 maxWait, store, expectedOutputTokens, lease);
+    }
+
+    private BucketLimits bucketLimits(Map<Dimension, Long> perMinute) {
+        return new BucketLimits(perMinute.getOrDefault(Dimension.REQUESTS, 0L), perMinute.getOrDefault(Dimension.TOKENS, 0L),
+                perMinute.getOrDefault(Dimension.INPUT_TOKENS, 0L), perMinute.getOrDefault(Dimension.OUTPUT_TOKENS, 0L),
+                headroom, burst);
     }
 }

@@ -21,36 +21,33 @@ public final class ProviderHeaders {
     /** A 429 that says nothing of when to retry pauses this long. */
     public static final long DEFAULT_PAUSE_MILLIS = 1_000;
 
-    private static final String[] ANTHROPIC_TOKEN_LIMITS = {"tokens", "input-tokens", "output-tokens"};
-
     private ProviderHeaders() {
     }
 
     /**
-     * The remaining figures and resets; for tokens, the least remaining of every token limit named (and its
-     * reset), since a call needs room in all of them.
+     * The remaining figures and resets of each limit the headers name. OpenAI's and Anthropic's request
+     * figures both lower the request bucket (the least wins); Anthropic's {@code tokens},
+     * {@code input-tokens} and {@code output-tokens} figures go to their own buckets.
      *
      * @param header the first value of a header, by name in lower case, or {@code null}
      */
     public static Correction correction(Function<String, String> header, Instant now) {
-        long remainingRequests = count(header.apply("x-ratelimit-remaining-requests"));
-        long requestsReset = GoDurations.parseMillis(header.apply("x-ratelimit-reset-requests"));
-        long remainingTokens = count(header.apply("x-ratelimit-remaining-tokens"));
-        long tokensReset = GoDurations.parseMillis(header.apply("x-ratelimit-reset-tokens"));
-        long anthropicRequests = count(header.apply("anthropic-ratelimit-requests-remaining"));
-        if (anthropicRequests >= 0 && (remainingRequests < 0 || anthropicRequests < remainingRequests)) {
-            remainingRequests = anthropicRequests;
-            requestsReset = untilInstant(header.apply("anthropic-ratelimit-requests-reset"), now);
-        }
-        for (String limit : ANTHROPIC_TOKEN_LIMITS) {
-            long remaining = count(header.apply("anthropic-ratelimit-" + limit + "-remaining"));
-            if (remaining >= 0 && (remainingTokens < 0 || remaining < remainingTokens)) {
-                remainingTokens = remaining;
-                tokensReset = untilInstant(header.apply("anthropic-ratelimit-" + limit + "-reset"), now);
-            }
-        }
-        return new Correction(remainingRequests, remainingRequests < 0 ? Correction.NONE : requestsReset,
-                remainingTokens, remainingTokens < 0 ? Correction.NONE : tokensReset, Correction.NONE);
+        Correction.Figure requests = openAi(header, "requests").least(anthropic(header, "requests", now));
+        Correction.Figure tokens = openAi(header, "tokens").least(anthropic(header, "tokens", now));
+        return new Correction(requests, tokens, anthropic(header, "input-tokens", now),
+                anthropic(header, "output-tokens", now), Correction.NONE);
+    }
+
+    private static Correction.Figure openAi(Function<String, String> header, String limit) {
+        long remaining = count(header.apply("x-ratelimit-remaining-" + limit));
+        return remaining < 0 ? Correction.Figure.NONE
+                : new Correction.Figure(remaining, GoDurations.parseMillis(header.apply("x-ratelimit-reset-" + limit)));
+    }
+
+    private static Correction.Figure anthropic(Function<String, String> header, String limit, Instant now) {
+        long remaining = count(header.apply("anthropic-ratelimit-" + limit + "-remaining"));
+        return remaining < 0 ? Correction.Figure.NONE
+                : new Correction.Figure(remaining, untilInstant(header.apply("anthropic-ratelimit-" + limit + "-reset"), now));
     }
 
     /**

@@ -1,17 +1,20 @@
--- KEYS[1] the buckets, KEYS[2] the permit's marker. ARGV[5] the real tokens, ARGV[6] '1' to give the
--- request back. Returns 1 when settled, 0 when the marker is gone (settled already, never taken, lease over).
-local estimate = redis.call('GET', KEYS[2])
-if not estimate then
+-- KEYS[1] the buckets, KEYS[2] the permit's marker ("<input>:<output>" estimated). ARGV[9] input and
+-- ARGV[10] output tokens used, ARGV[11] '1' to give the request back. Returns 1 when settled, 0 when the
+-- marker is gone (settled already, never taken, lease over).
+local marker = redis.call('GET', KEYS[2])
+if not marker then
   return 0
 end
 redis.call('DEL', KEYS[2])
+local est_input, est_output = string.match(marker, '^(%d+):(%d+)$')
+local estimate = amounts(1, tonumber(est_input), tonumber(est_output))
+local used = amounts(ARGV[11] == '1' and 0 or 1, tonumber(ARGV[9]), tonumber(ARGV[10]))
 local now = now_ms()
 local b = load(KEYS[1], now)
-if tok_rate > 0 then
-  b.t = math.min(tok_cap, b.t + tonumber(estimate) - tonumber(ARGV[5]))
-end
-if ARGV[6] == '1' and req_rate > 0 then
-  b.r = math.min(req_cap, b.r + 1)
+for d = 1, 4 do
+  if rate[d] > 0 then
+    b.level[d] = math.min(cap[d], b.level[d] + estimate[d] - used[d])
+  end
 end
 save(KEYS[1], b, now)
 return 1

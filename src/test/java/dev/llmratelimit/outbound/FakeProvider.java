@@ -35,7 +35,9 @@ import java.util.function.LongSupplier;
  *       whole seconds and a {@code rate_limit_error}; a stream carries the usage in {@code message_start}
  *       and {@code message_delta}.</li>
  * </ul>
- * It records every request it sees, per window, and every body.
+ * With {@link #limitInputAndOutput} it also limits input and output tokens per minute apart, as Anthropic does
+ * (ITPM, OTPM), and names them in its {@code anthropic-ratelimit-input-tokens-*} and {@code -output-tokens-*}
+ * headers. It records every request it sees, per window, and every body.
  */
 public final class FakeProvider implements AutoCloseable {
 
@@ -61,6 +63,10 @@ public final class FakeProvider implements AutoCloseable {
     private double requests;
     private double tokens;
     private long updatedAt;
+    /** Input and output buckets, index 0 and 1; capacity 0: not limited. */
+    private final double[] sideCapacity = new double[2];
+    private final double[] sidePerNano = new double[2];
+    private final double[] side = new double[2];
 
     private final Map<Long, long[]> perWindow = new TreeMap<>();
     private final AtomicInteger tooMany = new AtomicInteger();
@@ -110,6 +116,18 @@ public final class FakeProvider implements AutoCloseable {
         this.wallClock = clock;
     }
 
+    /** Limits input and output tokens per minute too, each in a bucket of {@code burst} minutes of refill. */
+    public synchronized FakeProvider limitInputAndOutput(long itpm, long otpm, double burst) {
+        refill();
+        long[] perMinute = {itpm, otpm};
+        for (int i = 0; i < 2; i++) {
+            sideCapacity[i] = perMinute[i] * burst;
+            sidePerNano[i] = perMinute[i] / 60e9;
+            side[i] = sideCapacity[i];
+        }
+        return this;
+    }
+
     /** Spends capacity as another client of the same account would: the limiter cannot see it. */
     public synchronized void spendElsewhere(long requestCount) {
         refill();
@@ -128,7 +146,7 @@ public final class FakeProvider implements AutoCloseable {
         return List.copyOf(bodies);
     }
 
-    /** Requests and tokens served in each window, in order. */
+    /** Requests, tokens, input tokens and output tokens served in each window, in order. */
     public synchronized List<long[]> perWindow() {
         List<long[]> windows = new ArrayList<>();
         perWindow.values().forEach(w -> windows.add(w.clone()));
@@ -157,22 +175,37 @@ public final class FakeProvider implements AutoCloseable {
             long remainingRequests;
             long remainingTokens;
             long retryMillis;
+            long[] sideCost = {prompt, completion};
+            long[] sideRemaining = new long[2];
             synchronized (this) {
                 refill();
-                admitted = !"429".equals(answer) && requests >= 1 && tokens >= cost;
+                admitted = !"429".equals(answer) && requests >= 1 && tokens >= cost
+                        && sideRoom(0, prompt) && sideRoom(1, completion);
                 if (admitted) {
                     requests -= 1;
                     tokens -= cost;
-                    long[] window = perWindow.computeIfAbsent((nanos.getAsLong() - start) / windowNanos, w -> new long[2]);
+                    for (int i = 0; i < 2; i++) {
+                        side[i] -= sideCapacity[i] > 0 ? sideCost[i] : 0;
+                    }
+                    long[] window = perWindow.computeIfAbsent((nanos.getAsLong() - start) / windowNanos, w -> new long[4]);
                     window[0]++;
                     window[1] += cost;
+                    window[2] += prompt;
+                    window[3] += completion;
                 }
                 remainingRequests = (long) Math.max(0, Math.floor(requests));
                 remainingTokens = (long) Math.max(0, Math.floor(tokens));
-                retryMillis = "429".equals(answer) ? SCRIPTED_RETRY_MILLIS : (long) Math.ceil(Math.max((1 - requests) / requestsPerNano, (cost - tokens) / tokensPerNano) / 1e6);
+                double retryNanos = Math.max((1 - requests) / requestsPerNano, (cost - tokens) / tokensPerNano);
+                for (int i = 0; i < 2; i++) {
+                    sideRemaining[i] = (long) Math.max(0, Math.floor(side[i]));
+                    if (sideCapacity[i] > 0) {
+                        retryNanos = Math.max(retryNanos, (sideCost[i] - side[i]) / sidePerNano[i]);
+                    }
+                }
+                retryMillis = "429".equals(answer) ? SCRIPTED_RETRY_MILLIS : (long) Math.ceil(retryNanos / 1e6);
             }
             if (api == Api.MESSAGES) {
-                anthropicHeaders(exchange, remainingRequests, remainingTokens);
+                anthropicHeaders(exchange, remainingRequests, remainingTokens, sideRemaining);
             } else {
                 headers(exchange, remainingRequests, remainingTokens);
             }
@@ -280,7 +313,11 @@ public final class FakeProvider implements AutoCloseable {
         headers.set("x-ratelimit-reset-tokens", goDuration((tokenCapacity - remainingTokens) / tokensPerNano));
     }
 
-    private void anthropicHeaders(HttpExchange exchange, long remainingRequests, long remainingTokens) {
+    private boolean sideRoom(int i, long cost) {
+        return sideCapacity[i] == 0 || side[i] >= cost;
+    }
+
+    private void anthropicHeaders(HttpExchange exchange, long remainingRequests, long remainingTokens, long[] sideRemaining) {
         var headers = exchange.getResponseHeaders();
         Instant now = wallClock.instant();
         headers.set("anthropic-ratelimit-requests-limit", Long.toString((long) requestCapacity));
@@ -291,6 +328,15 @@ public final class FakeProvider implements AutoCloseable {
         headers.set("anthropic-ratelimit-tokens-remaining", Long.toString(remainingTokens));
         headers.set("anthropic-ratelimit-tokens-reset",
                 now.plusNanos((long) ((tokenCapacity - remainingTokens) / tokensPerNano)).toString());
+        String[] names = {"input-tokens", "output-tokens"};
+        for (int i = 0; i < 2; i++) {
+            if (sideCapacity[i] > 0) {
+                headers.set("anthropic-ratelimit-" + names[i] + "-limit", Long.toString((long) sideCapacity[i]));
+                headers.set("anthropic-ratelimit-" + names[i] + "-remaining", Long.toString(sideRemaining[i]));
+                headers.set("anthropic-ratelimit-" + names[i] + "-reset",
+                        now.plusNanos((long) ((sideCapacity[i] - sideRemaining[i]) / sidePerNano[i])).toString());
+            }
+        }
     }
 
     /** As Go prints a duration: {@code 1m0.5s}, {@code 12ms}, {@code 0s}. */
@@ -321,6 +367,9 @@ public final class FakeProvider implements AutoCloseable {
         if (elapsed > 0) {
             requests = Math.min(requestCapacity, requests + elapsed * requestsPerNano);
             tokens = Math.min(tokenCapacity, tokens + elapsed * tokensPerNano);
+            for (int i = 0; i < 2; i++) {
+                side[i] = Math.min(sideCapacity[i], side[i] + elapsed * sidePerNano[i]);
+            }
             updatedAt = now;
         }
     }

@@ -12,13 +12,13 @@ public class ForwardingOutboundStore implements OutboundStore {
     }
 
     @Override
-    public CompletableFuture<Grant> acquire(BucketKey key, BucketLimits limits, String permitId, long tokens,
+    public CompletableFuture<Grant> acquire(BucketKey key, BucketLimits limits, String permitId, Tokens tokens,
                                             long maxWaitMillis, long leaseMillis) {
         return store.acquire(key, limits, permitId, tokens, maxWaitMillis, leaseMillis);
     }
 
     @Override
-    public CompletableFuture<Boolean> settle(BucketKey key, BucketLimits limits, String permitId, long actualTokens,
+    public CompletableFuture<Boolean> settle(BucketKey key, BucketLimits limits, String permitId, Tokens actualTokens,
                                              boolean refundRequest) {
         return store.settle(key, limits, permitId, actualTokens, refundRequest);
     }

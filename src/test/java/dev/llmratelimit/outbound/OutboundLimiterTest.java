@@ -34,7 +34,7 @@ class OutboundLimiterTest {
         long start = clock.millis();
         List<Long> startedAt = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
-            limiter.acquire("openai", "gpt-4o", 0).settle(0);
+            limiter.acquire("openai", "gpt-4o", new Tokens(0, 0)).settle(Tokens.NONE);
             startedAt.add(clock.millis() - start);
         }
         assertThat(startedAt).containsExactly(0L, 1000L, 2000L, 3000L, 4000L, 5000L, 6000L, 7000L, 8000L, 9000L);
@@ -46,7 +46,7 @@ class OutboundLimiterTest {
         OutboundLimiter limiter = sixtyRpmOneAtATime();
         List<CompletableFuture<Permit>> calls = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            calls.add(limiter.acquireAsync("openai", "gpt-4o", 0));
+            calls.add(limiter.acquireAsync("openai", "gpt-4o", new Tokens(0, 0)));
         }
         assertThat(calls).filteredOn(CompletableFuture::isDone).hasSize(1);
         for (int second = 1; second <= 4; second++) {
@@ -61,15 +61,15 @@ class OutboundLimiterTest {
     @Test
     void aWaitBeyondMaxWaitFailsAtOnceWithoutWaiting() {
         OutboundLimiter limiter = limiter(p -> p.rpm(60).headroom(1.0).burst(1.0 / 60).maxWait(Duration.ofMillis(500)));
-        CompletableFuture<Permit> first = limiter.acquireAsync("openai", "gpt-4o", 0);
+        CompletableFuture<Permit> first = limiter.acquireAsync("openai", "gpt-4o", new Tokens(0, 0));
         assertThat(first).isCompleted();
         long before = clock.millis();
-        assertThatThrownBy(() -> limiter.acquire("openai", "gpt-4o", 0))
+        assertThatThrownBy(() -> limiter.acquire("openai", "gpt-4o", new Tokens(0, 0)))
                 .isInstanceOfSatisfying(OutboundLimitException.class, e -> {
                     assertThat(e.reason()).isEqualTo(OutboundLimitException.Reason.WAIT_TOO_LONG);
                     assertThat(e.roomIn()).isEqualTo(Duration.ofSeconds(1));
                 });
-        CompletableFuture<Permit> async = limiter.acquireAsync("openai", "gpt-4o", 0);
+        CompletableFuture<Permit> async = limiter.acquireAsync("openai", "gpt-4o", new Tokens(0, 0));
         assertThat(async).isCompletedExceptionally();
         assertThat(clock.millis()).isEqualTo(before);
         assertThat(waiter.sleeps()).isEmpty();
@@ -78,29 +78,29 @@ class OutboundLimiterTest {
     @Test
     void anEstimateThatCanNeverFitFailsAtOnce() {
         OutboundLimiter limiter = limiter(p -> p.rpm(60).tpm(10_000));
-        assertThatThrownBy(() -> limiter.acquire("openai", "gpt-4o", 9_001))
+        assertThatThrownBy(() -> limiter.acquire("openai", "gpt-4o", new Tokens(9_001, 0)))
                 .isInstanceOfSatisfying(OutboundLimitException.class,
                         e -> assertThat(e.reason()).isEqualTo(OutboundLimitException.Reason.NEVER_FITS))
-                .hasMessageContaining("9001 estimated tokens");
+                .hasMessageContaining("9001 input and 0 output tokens (estimated)");
     }
 
     @Test
     void tokensQueueCallsWhileRequestsHaveRoom() throws InterruptedException {
         OutboundLimiter limiter = limiter(p -> p.rpm(1000).tpm(6000).headroom(1.0).maxWait(Duration.ofMinutes(1)));
-        limiter.acquire("openai", "gpt-4o", 5000);
-        Permit second = limiter.acquire("openai", "gpt-4o", 3000);
+        limiter.acquire("openai", "gpt-4o", new Tokens(5000, 0));
+        Permit second = limiter.acquire("openai", "gpt-4o", new Tokens(3000, 0));
         assertThat(second.waitedMillis()).isEqualTo(20_000);
     }
 
     @Test
     void aCancelledWaitGivesItsPlaceBack() throws InterruptedException {
         OutboundLimiter limiter = sixtyRpmOneAtATime();
-        limiter.acquire("openai", "gpt-4o", 0);
-        CompletableFuture<Permit> waiting = limiter.acquireAsync("openai", "gpt-4o", 0);
+        limiter.acquire("openai", "gpt-4o", new Tokens(0, 0));
+        CompletableFuture<Permit> waiting = limiter.acquireAsync("openai", "gpt-4o", new Tokens(0, 0));
         assertThat(waiting).isNotDone();
         waiting.cancel(false);
         waiter.advance(Duration.ofSeconds(1));
-        assertThat(limiter.acquire("openai", "gpt-4o", 0).waitedMillis()).isZero();
+        assertThat(limiter.acquire("openai", "gpt-4o", new Tokens(0, 0)).waitedMillis()).isZero();
     }
 
     @Test
@@ -116,66 +116,66 @@ class OutboundLimiterTest {
                 throw new UnsupportedOperationException();
             }
         }).provider("openai", p -> p.rpm(60).headroom(1.0).burst(1.0 / 60)).build();
-        limiter.acquire("openai", "gpt-4o", 0);
-        assertThatThrownBy(() -> limiter.acquire("openai", "gpt-4o", 0)).isInstanceOf(InterruptedException.class);
+        limiter.acquire("openai", "gpt-4o", new Tokens(0, 0));
+        assertThatThrownBy(() -> limiter.acquire("openai", "gpt-4o", new Tokens(0, 0))).isInstanceOf(InterruptedException.class);
         clock.advance(Duration.ofSeconds(1));
-        assertThat(limiter.acquire("openai", "gpt-4o", 0).waitedMillis()).isZero();
+        assertThat(limiter.acquire("openai", "gpt-4o", new Tokens(0, 0)).waitedMillis()).isZero();
     }
 
     @Test
     void settlingWithTheRealUsageGivesBackWhatWasNotUsed() throws InterruptedException {
         OutboundLimiter limiter = limiter(p -> p.rpm(1000).tpm(6000).headroom(1.0).maxWait(Duration.ZERO));
-        Permit permit = limiter.acquire("openai", "gpt-4o", 5000);
+        Permit permit = limiter.acquire("openai", "gpt-4o", new Tokens(5000, 0));
         assertThat(permit.settle(new Usage(300, 700, 0)).join()).isTrue();
         assertThat(permit.settle(new Usage(300, 700, 0)).join()).as("once only").isFalse();
         assertThat(permit.cancel().join()).isFalse();
-        limiter.acquire("openai", "gpt-4o", 5000);
-        assertThatThrownBy(() -> limiter.acquire("openai", "gpt-4o", 1)).isInstanceOf(OutboundLimitException.class);
+        limiter.acquire("openai", "gpt-4o", new Tokens(5000, 0));
+        assertThatThrownBy(() -> limiter.acquire("openai", "gpt-4o", new Tokens(1, 0))).isInstanceOf(OutboundLimitException.class);
     }
 
     @Test
     void withoutMaxTokensTheEstimateIsTheModelsLearnedAverage() throws InterruptedException {
         OutboundLimiter limiter = limiter(p -> p.rpm(1000).tpm(1_000_000).expectedOutputTokens(256));
-        assertThat(limiter.estimate("openai", "gpt-4o", 100, 50)).isEqualTo(150);
-        assertThat(limiter.estimate("openai", "gpt-4o", 100, -1)).isEqualTo(356);
-        limiter.acquire("openai", "gpt-4o", 356).settle(new Usage(100, 1000, 0));
+        assertThat(limiter.estimate("openai", "gpt-4o", 100, 50)).isEqualTo(new Tokens(100, 50));
+        assertThat(limiter.estimate("openai", "gpt-4o", 100, -1)).isEqualTo(new Tokens(100, 256));
+        limiter.acquire("openai", "gpt-4o", new Tokens(100, 256)).settle(new Usage(100, 1000, 0));
         // 256 + (1000 - 256) / 16
-        assertThat(limiter.estimate("openai", "gpt-4o", 100, -1)).isEqualTo(100 + 302);
-        assertThat(limiter.estimate("openai", "gpt-4o-mini", 100, -1)).as("per model").isEqualTo(356);
+        assertThat(limiter.estimate("openai", "gpt-4o", 100, -1)).isEqualTo(new Tokens(100, 302));
+        assertThat(limiter.estimate("openai", "gpt-4o-mini", 100, -1)).as("per model").isEqualTo(new Tokens(100, 256));
     }
 
     @Test
     void eachModelHasItsOwnBucketsAndLimits() throws InterruptedException {
         OutboundLimiter limiter = limiter(p -> p.rpm(60).headroom(1.0).burst(1.0 / 60).maxWait(Duration.ZERO)
                 .model("gpt-4o-mini", 120, -1));
-        limiter.acquire("openai", "gpt-4o", 0);
-        limiter.acquire("openai", "gpt-4.1", 0);
-        limiter.acquire("openai", "gpt-4o-mini", 0);
-        limiter.acquire("openai", "gpt-4o-mini", 0);
-        assertThatThrownBy(() -> limiter.acquire("openai", "gpt-4o-mini", 0)).isInstanceOf(OutboundLimitException.class);
-        assertThatThrownBy(() -> limiter.acquire("openai", "gpt-4o", 0)).isInstanceOf(OutboundLimitException.class);
+        limiter.acquire("openai", "gpt-4o", new Tokens(0, 0));
+        limiter.acquire("openai", "gpt-4.1", new Tokens(0, 0));
+        limiter.acquire("openai", "gpt-4o-mini", new Tokens(0, 0));
+        limiter.acquire("openai", "gpt-4o-mini", new Tokens(0, 0));
+        assertThatThrownBy(() -> limiter.acquire("openai", "gpt-4o-mini", new Tokens(0, 0))).isInstanceOf(OutboundLimitException.class);
+        assertThatThrownBy(() -> limiter.acquire("openai", "gpt-4o", new Tokens(0, 0))).isInstanceOf(OutboundLimitException.class);
     }
 
     @Test
     void providerCorrectionsLowerTheBuckets() throws InterruptedException {
         OutboundLimiter limiter = limiter(p -> p.rpm(600).tpm(60_000).headroom(1.0).maxWait(Duration.ofMinutes(1)));
-        limiter.correct("openai", "gpt-4o", new Correction(Correction.NONE, Correction.NONE, 0, Correction.NONE,
-                Correction.NONE)).join();
-        assertThat(limiter.acquire("openai", "gpt-4o", 1000).waitedMillis()).isEqualTo(1000);
+        limiter.correct("openai", "gpt-4o", new Correction(Correction.Figure.NONE,
+                new Correction.Figure(0, Correction.NONE), Correction.Figure.NONE, Correction.Figure.NONE, Correction.NONE)).join();
+        assertThat(limiter.acquire("openai", "gpt-4o", new Tokens(1000, 0)).waitedMillis()).isEqualTo(1000);
     }
 
     @Test
     void aStoreThatCannotAnswerLetsCallsThroughUnlimited() throws InterruptedException {
         OutboundStore down = new OutboundStore() {
             @Override
-            public CompletableFuture<Grant> acquire(BucketKey key, BucketLimits limits, String permitId, long tokens,
+            public CompletableFuture<Grant> acquire(BucketKey key, BucketLimits limits, String permitId, Tokens tokens,
                                                     long maxWaitMillis, long leaseMillis) {
                 return CompletableFuture.failedFuture(new StoreUnavailableException("down", null));
             }
 
             @Override
             public CompletableFuture<Boolean> settle(BucketKey key, BucketLimits limits, String permitId,
-                                                     long actualTokens, boolean refundRequest) {
+                                                     Tokens actualTokens, boolean refundRequest) {
                 return CompletableFuture.failedFuture(new StoreUnavailableException("down", null));
             }
 
@@ -188,19 +188,18 @@ class OutboundLimiterTest {
                 .store(ProviderSettings.StoreKind.MEMORY, down)
                 .provider("openai", p -> p.rpm(1).headroom(1.0)).build();
         for (int i = 0; i < 3; i++) {
-            Permit permit = limiter.acquire("openai", "gpt-4o", 10);
-            assertThat(permit.settle(10).join()).isFalse();
+            Permit permit = limiter.acquire("openai", "gpt-4o", new Tokens(10, 0));
+            assertThat(permit.settle(new Tokens(10, 0)).join()).isFalse();
         }
-        assertThat(limiter.acquireAsync("openai", "gpt-4o", 10)).isCompleted();
+        assertThat(limiter.acquireAsync("openai", "gpt-4o", new Tokens(10, 0))).isCompleted();
         assertThat(limiter.correct("openai", "gpt-4o", Correction.EMPTY.withPause(1000))).isCompleted();
     }
 
     @Test
     void anUnknownProviderIsAProgrammingError() {
         OutboundLimiter limiter = sixtyRpmOneAtATime();
-        assertThatThrownBy(() -> limiter.acquire("anthropic", "claude", 0))
+        assertThatThrownBy(() -> limiter.acquire("anthropic", "claude", new Tokens(0, 0)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("anthropic");
-        assertThatThrownBy(() -> limiter.acquireAsync("openai", "gpt-4o", -1))
-                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Tokens(-1, 0)).isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -50,6 +50,24 @@ class OutboundLimitersTest {
     }
 
     @Test
+    void inputAndOutputTokenLimitsPerProviderAndPerModel() {
+        try (OutboundLimiter limiter = OutboundLimiters.fromProperties(Map.of(
+                "llm.ratelimit.outbound.anthropic.rpm", "50",
+                "llm.ratelimit.outbound.anthropic.itpm", "30000",
+                "llm.ratelimit.outbound.anthropic.otpm", "8000",
+                "llm.ratelimit.outbound.anthropic.models.claude-haiku-4-5.itpm", "50000",
+                "llm.ratelimit.outbound.anthropic.models.\"claude-opus-4.1\".otpm", "4000",
+                "llm.ratelimit.outbound.anthropic.models.claude-opus-4.1.tpm", "20000"))) {
+            ProviderSettings anthropic = limiter.provider("anthropic");
+            assertThat(anthropic.limits("claude-sonnet-4-5")).isEqualTo(new BucketLimits(50, 0, 30_000, 8_000, 0.9, 1.0));
+            assertThat(anthropic.limits("claude-haiku-4-5")).isEqualTo(new BucketLimits(50, 0, 50_000, 8_000, 0.9, 1.0));
+            assertThat(anthropic.limits("claude-opus-4.1")).isEqualTo(new BucketLimits(50, 20_000, 30_000, 4_000, 0.9, 1.0));
+        }
+        assertRefused("llm.ratelimit.outbound.anthropic.otpm", "-1");
+        assertRefused("llm.ratelimit.outbound.anthropic.models.claude.rpd", "100");
+    }
+
+    @Test
     void invalidValuesFailNamingTheProperty() {
         assertRefused("llm.ratelimit.outbound.openai.headroom", "1.5");
         assertRefused("llm.ratelimit.outbound.openai.headroom", "0");

@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 
 import dev.llmratelimit.testsupport.StartTogether;
 
@@ -45,7 +46,20 @@ public abstract class OutboundStoreContract {
     }
 
     private static Grant acquire(OutboundStore store, BucketKey key, BucketLimits limits, String id, long tokens, long maxWait) {
+        return acquire(store, key, limits, id, input(tokens), maxWait);
+    }
+
+    private static Grant acquire(OutboundStore store, BucketKey key, BucketLimits limits, String id, Tokens tokens, long maxWait) {
         return store.acquire(key, limits, id, tokens, maxWait, LEASE).join();
+    }
+
+    private Grant acquire(BucketLimits limits, Tokens tokens, long maxWait) {
+        return acquire(store(), KEY, limits, UUID.randomUUID().toString(), tokens, maxWait);
+    }
+
+    /** Tokens of a call whose split does not matter to a test: all input. */
+    private static Tokens input(long tokens) {
+        return new Tokens(tokens, 0);
     }
 
     @Test
@@ -86,7 +100,7 @@ public abstract class OutboundStoreContract {
     @Test
     void anEstimateAboveCapacityNeverFitsAndTakesNothing() {
         BucketLimits limits = new BucketLimits(60, 1000, 0.9, 1.0);
-        assertThat(acquire(limits, 901, HOUR)).isEqualTo(new Grant(Grant.Outcome.NEVER_FITS, 0));
+        assertThat(acquire(limits, 901, HOUR)).isEqualTo(Grant.neverFits(Dimension.TOKENS));
         assertThat(acquire(limits, 900, 0)).isEqualTo(Grant.taken(0));
     }
 
@@ -106,14 +120,14 @@ public abstract class OutboundStoreContract {
         BucketLimits limits = limits(600, 6000, 1.0);
         String first = UUID.randomUUID().toString();
         acquire(store(), KEY, limits, first, 3000, HOUR);
-        assertThat(store().settle(KEY, limits, first, 1000, false).join()).isTrue();
+        assertThat(store().settle(KEY, limits, first, input(1000), false).join()).isTrue();
         // 6000 - 1000 used: 5000 free
         assertThat(acquire(limits, 5000, 0)).isEqualTo(Grant.taken(0));
 
         advance(Duration.ofMinutes(1));
         String second = UUID.randomUUID().toString();
         acquire(store(), KEY, limits, second, 1000, HOUR);
-        assertThat(store().settle(KEY, limits, second, 4000, false).join()).isTrue();
+        assertThat(store().settle(KEY, limits, second, input(4000), false).join()).isTrue();
         // 6000 - 4000 used: 2000 free, 3000 wanted: 1000 more at 100 per second
         Grant third = acquire(limits, 3000, HOUR);
         assertThat(third.waitMillis()).isCloseTo(10_000L, within(tolerance()));
@@ -124,9 +138,9 @@ public abstract class OutboundStoreContract {
         BucketLimits limits = limits(600, 6000, 1.0);
         String id = UUID.randomUUID().toString();
         acquire(store(), KEY, limits, id, 3000, HOUR);
-        assertThat(store().settle(KEY, limits, id, 0, false).join()).isTrue();
-        assertThat(store().settle(KEY, limits, id, 0, true).join()).isFalse();
-        assertThat(store().settle(KEY, limits, "never-taken", 0, true).join()).isFalse();
+        assertThat(store().settle(KEY, limits, id, input(0), false).join()).isTrue();
+        assertThat(store().settle(KEY, limits, id, input(0), true).join()).isFalse();
+        assertThat(store().settle(KEY, limits, "never-taken", input(0), true).join()).isFalse();
         // the refund went back once, never above the capacity: 6000 free, not 9000
         assertThat(acquire(limits, 6000, 0)).isEqualTo(Grant.taken(0));
         assertThat(acquire(limits, 1, 0).outcome()).isEqualTo(Grant.Outcome.WAIT_TOO_LONG);
@@ -138,19 +152,20 @@ public abstract class OutboundStoreContract {
         String id = UUID.randomUUID().toString();
         acquire(store(), KEY, oneAtATime, id, 10, HOUR);
         assertThat(acquire(oneAtATime, 0, 0).outcome()).isEqualTo(Grant.Outcome.WAIT_TOO_LONG);
-        assertThat(store().settle(KEY, oneAtATime, id, 0, true).join()).isTrue();
+        assertThat(store().settle(KEY, oneAtATime, id, input(0), true).join()).isTrue();
         assertThat(acquire(oneAtATime, 10, 0)).isEqualTo(Grant.taken(0));
     }
 
     @Test
     void correctionsLowerTheBucketsAndNeverRaiseThem() {
         BucketLimits limits = limits(600, 6000, 1.0);
-        store().correct(KEY, limits, new Correction(Correction.NONE, Correction.NONE, 1000, Correction.NONE, Correction.NONE)).join();
+        store().correct(KEY, limits, tokensLeft(1000)).join();
         Grant lowered = acquire(limits, 2000, HOUR);
         assertThat(lowered.waitMillis()).isCloseTo(10_000L, within(tolerance()));
 
         advance(Duration.ofMinutes(2));
-        store().correct(KEY, limits, new Correction(1_000_000, Correction.NONE, 1_000_000, Correction.NONE, Correction.NONE)).join();
+        store().correct(KEY, limits, new Correction(new Correction.Figure(1_000_000, Correction.NONE), new Correction.Figure(1_000_000, Correction.NONE),
+                Correction.Figure.NONE, Correction.Figure.NONE, Correction.NONE)).join();
         assertThat(acquire(limits, 6000, 0)).isEqualTo(Grant.taken(0));
         assertThat(acquire(limits, 1, 0).outcome()).as("not raised above the capacity").isEqualTo(Grant.Outcome.WAIT_TOO_LONG);
     }
@@ -159,7 +174,8 @@ public abstract class OutboundStoreContract {
     void aResetLaterThanOurRefillLowersTheBucketToMatch() {
         BucketLimits limits = limits(60, 0, 1.0);
         // the provider has 60 left but is full only in 30 s: at 1 per second we may hold 30 now
-        store().correct(KEY, limits, new Correction(60, 30_000, Correction.NONE, Correction.NONE, Correction.NONE)).join();
+        store().correct(KEY, limits, new Correction(new Correction.Figure(60, 30_000), Correction.Figure.NONE,
+                Correction.Figure.NONE, Correction.Figure.NONE, Correction.NONE)).join();
         AtomicInteger taken = new AtomicInteger();
         while (acquire(limits, 0, 0).outcome() == Grant.Outcome.TAKEN) {
             taken.incrementAndGet();
@@ -195,25 +211,13 @@ public abstract class OutboundStoreContract {
         BucketLimits limits = limits(60, 6000, 10.0);
         ConcurrentLinkedQueue<String> takenIds = new ConcurrentLinkedQueue<>();
         AtomicInteger refused = new AtomicInteger();
-        StartTogether together = new StartTogether();
-        for (int instance = 0; instance < 4; instance++) {
-            OutboundStore store = instance == 0 ? store() : anotherInstance();
-            for (int thread = 0; thread < 4; thread++) {
-                together.add(() -> {
-                    for (int i = 0; i < 10; i++) {
-                        String id = UUID.randomUUID().toString();
-                        Grant grant = acquire(store, KEY, limits, id, 1000, 0);
-                        if (grant.outcome() == Grant.Outcome.TAKEN) {
-                            takenIds.add(id);
-                        } else {
-                            refused.incrementAndGet();
-                        }
-                    }
-                    return null;
-                });
+        tenCallsOnEachOfFourThreadsOfFourInstances(limits, input(1000), (id, grant) -> {
+            if (grant.outcome() == Grant.Outcome.TAKEN) {
+                takenIds.add(id);
+            } else {
+                refused.incrementAndGet();
             }
-        }
-        together.run(Duration.ofSeconds(60));
+        });
         // 600 requests and 60 000 tokens: the tokens (1000 a call) allow exactly 60 of the 160 calls
         assertThat(takenIds).hasSize(60);
         assertThat(refused.get()).isEqualTo(100);
@@ -226,7 +230,7 @@ public abstract class OutboundStoreContract {
             OutboundStore store = instance == 0 ? store() : anotherInstance();
             settling.add(() -> {
                 for (String id : ids.subList(0, 10)) {
-                    if (store.settle(KEY, limits, id, 400, false).join()) {
+                    if (store.settle(KEY, limits, id, input(400), false).join()) {
                         settled.incrementAndGet();
                     }
                 }
@@ -239,5 +243,112 @@ public abstract class OutboundStoreContract {
             assertThat(acquire(limits, 1000, 0)).as("6000 tokens came back").isEqualTo(Grant.taken(0));
         }
         assertThat(acquire(limits, 1000, 0).outcome()).as("and no more").isEqualTo(Grant.Outcome.WAIT_TOO_LONG);
+    }
+
+    /** 160 acquisitions at once, each handed to {@code outcome} with its permit id. */
+    private void tenCallsOnEachOfFourThreadsOfFourInstances(BucketLimits limits, Tokens tokens,
+                                                           BiConsumer<String, Grant> outcome) throws Exception {
+        StartTogether together = new StartTogether();
+        for (int instance = 0; instance < 4; instance++) {
+            OutboundStore store = instance == 0 ? store() : anotherInstance();
+            for (int thread = 0; thread < 4; thread++) {
+                together.add(() -> {
+                    for (int i = 0; i < 10; i++) {
+                        String id = UUID.randomUUID().toString();
+                        outcome.accept(id, acquire(store, KEY, limits, id, tokens, 0));
+                    }
+                    return null;
+                });
+            }
+        }
+        together.run(Duration.ofSeconds(60));
+    }
+
+    private static Correction tokensLeft(long remaining) {
+        return new Correction(Correction.Figure.NONE, new Correction.Figure(remaining, Correction.NONE),
+                Correction.Figure.NONE, Correction.Figure.NONE, Correction.NONE);
+    }
+
+    /** 600 RPM, 60 000 input and 6 000 output tokens a minute, no total: an Anthropic-like model. */
+    private static BucketLimits inputAndOutput(long itpm, long otpm) {
+        return new BucketLimits(600, 0, itpm, otpm, 1.0, 1.0);
+    }
+
+    @Test
+    void outputTokensRunOutWhileInputTokensRemain() {
+        BucketLimits limits = inputAndOutput(60_000, 6_000);
+        assertThat(acquire(limits, new Tokens(1_000, 4_000), 0)).isEqualTo(Grant.taken(0));
+        // 2 000 output tokens left, 4 000 wanted, refilled at 100 a second: 20 s, on the output bucket
+        Grant second = acquire(limits, new Tokens(1_000, 4_000), 0);
+        assertThat(second.outcome()).isEqualTo(Grant.Outcome.WAIT_TOO_LONG);
+        assertThat(second.shortOf()).isEqualTo(Dimension.OUTPUT_TOKENS);
+        assertThat(second.waitMillis()).isCloseTo(20_000L, within(tolerance()));
+        // the refused call took nothing: 59 000 input tokens are there for a call that wants no output
+        assertThat(acquire(limits, new Tokens(59_000, 0), 0)).isEqualTo(Grant.taken(0));
+        Grant noInput = acquire(limits, new Tokens(1_000, 0), 0);
+        assertThat(noInput.outcome()).isEqualTo(Grant.Outcome.WAIT_TOO_LONG);
+        assertThat(noInput.shortOf()).isEqualTo(Dimension.INPUT_TOKENS);
+    }
+
+    @Test
+    void aWaitingCallWaitsForItsSlowestBucket() {
+        BucketLimits limits = inputAndOutput(60_000, 6_000);
+        acquire(limits, new Tokens(60_000, 6_000), 0);
+        // 3 000 input tokens come back in 3 s, 1 200 output tokens in 12 s: the output bucket sets the wait
+        Grant grant = acquire(limits, new Tokens(3_000, 1_200), HOUR);
+        assertThat(grant.outcome()).isEqualTo(Grant.Outcome.TAKEN);
+        assertThat(grant.waitMillis()).isCloseTo(12_000L, within(tolerance()));
+    }
+
+    @Test
+    void eachTokenBucketSettlesToItsOwnUsage() {
+        BucketLimits limits = inputAndOutput(6_000, 6_000);
+        String id = UUID.randomUUID().toString();
+        acquire(store(), KEY, limits, id, new Tokens(1_000, 4_000), HOUR);
+        // used 1 200 in (200 more than estimated) and 500 out (3 500 less): 4 800 and 5 500 free
+        assertThat(store().settle(KEY, limits, id, new Tokens(1_200, 500), false).join()).isTrue();
+        assertThat(acquire(limits, new Tokens(4_800, 5_500), 0)).isEqualTo(Grant.taken(0));
+        assertThat(acquire(limits, new Tokens(500, 0), 0).shortOf()).isEqualTo(Dimension.INPUT_TOKENS);
+        assertThat(acquire(limits, new Tokens(0, 500), 0).shortOf()).isEqualTo(Dimension.OUTPUT_TOKENS);
+    }
+
+    @Test
+    void aTotalLimitCountsInputAndOutputTogether() {
+        BucketLimits limits = new BucketLimits(600, 10_000, 60_000, 6_000, 1.0, 1.0);
+        assertThat(acquire(limits, new Tokens(6_000, 3_000), 0)).isEqualTo(Grant.taken(0));
+        // 1 000 left of the total, 54 000 input and 3 000 output: the total refuses 1 500 + 0
+        assertThat(acquire(limits, new Tokens(1_500, 0), 0).shortOf()).isEqualTo(Dimension.TOKENS);
+        assertThat(acquire(limits, new Tokens(500, 500), 0)).isEqualTo(Grant.taken(0));
+    }
+
+    @Test
+    void anOutputEstimateAboveTheOutputCapacityNeverFits() {
+        BucketLimits limits = new BucketLimits(60, 0, 100_000, 1_000, 0.9, 1.0);
+        assertThat(acquire(limits, new Tokens(0, 901), HOUR)).isEqualTo(Grant.neverFits(Dimension.OUTPUT_TOKENS));
+        assertThat(acquire(limits, new Tokens(90_000, 900), 0)).isEqualTo(Grant.taken(0));
+    }
+
+    @Test
+    void eachFigureOfTheProviderLowersItsOwnBucket() {
+        BucketLimits limits = inputAndOutput(60_000, 6_000);
+        store().correct(KEY, limits, new Correction(Correction.Figure.NONE, Correction.Figure.NONE,
+                Correction.Figure.NONE, new Correction.Figure(1_000, Correction.NONE), Correction.NONE)).join();
+        Grant output = acquire(limits, new Tokens(0, 2_000), 0);
+        assertThat(output.shortOf()).isEqualTo(Dimension.OUTPUT_TOKENS);
+        assertThat(output.waitMillis()).isCloseTo(10_000L, within(tolerance()));
+        assertThat(acquire(limits, new Tokens(60_000, 1_000), 0)).as("input untouched").isEqualTo(Grant.taken(0));
+    }
+
+    @Test
+    void instancesShareTheOutputBucketExactly() throws Exception {
+        BucketLimits limits = inputAndOutput(1_000_000, 20_000);
+        AtomicInteger taken = new AtomicInteger();
+        tenCallsOnEachOfFourThreadsOfFourInstances(limits, new Tokens(100, 1_000), (id, grant) -> {
+            if (grant.outcome() == Grant.Outcome.TAKEN) {
+                taken.incrementAndGet();
+            }
+        });
+        // 20 000 output tokens at 1 000 a call: 20 of the 160 calls, although input allows all of them
+        assertThat(taken.get()).isEqualTo(20);
     }
 }

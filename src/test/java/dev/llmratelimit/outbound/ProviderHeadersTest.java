@@ -1,5 +1,6 @@
 package dev.llmratelimit.outbound;
 
+import dev.llmratelimit.outbound.Correction.Figure;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -36,11 +37,12 @@ class ProviderHeadersTest {
                 "x-ratelimit-reset-requests", "1s", "x-ratelimit-limit-tokens", "150000",
                 "x-ratelimit-remaining-tokens", "149984", "x-ratelimit-reset-tokens", "6m0s");
         assertThat(ProviderHeaders.correction(headers::get, NOW))
-                .isEqualTo(new Correction(59, 1000, 149_984, 360_000, Correction.NONE));
+                .isEqualTo(new Correction(new Figure(59, 1000), new Figure(149_984, 360_000), Figure.NONE, Figure.NONE,
+                        Correction.NONE));
     }
 
     @Test
-    void anthropicTakesTheLeastOfItsTokenLimitsWithItsReset() {
+    void anthropicFiguresGoEachToItsOwnBucket() {
         Map<String, String> headers = Map.of(
                 "anthropic-ratelimit-requests-remaining", "49",
                 "anthropic-ratelimit-requests-reset", "2026-12-01T20:00:01Z",
@@ -51,7 +53,21 @@ class ProviderHeadersTest {
                 "anthropic-ratelimit-output-tokens-remaining", "80000",
                 "anthropic-ratelimit-output-tokens-reset", "2026-12-01T20:00:20+00:00");
         assertThat(ProviderHeaders.correction(headers::get, NOW))
-                .isEqualTo(new Correction(49, 1000, 70_000, 12_500, Correction.NONE));
+                .isEqualTo(new Correction(new Figure(49, 1000), new Figure(90_000, 30_000), new Figure(70_000, 12_500),
+                        new Figure(80_000, 20_000), Correction.NONE));
+    }
+
+    @Test
+    void inputAndOutputFiguresWithoutABucketOfTheirOwnLowerTheTokenBucket() {
+        Correction headers = new Correction(Figure.NONE, new Figure(90_000, 30_000), new Figure(70_000, 12_500),
+                new Figure(5_000, 20_000), Correction.NONE);
+        // only a total: the least of the three (output's 5 000, with its reset) lowers it
+        assertThat(headers.forLimits(new BucketLimits(50, 100_000, 1.0, 1.0)).tokens()).isEqualTo(new Figure(5_000, 20_000));
+        // an output bucket of its own: the input figure (70 000) is below the total's (90 000)
+        assertThat(headers.forLimits(new BucketLimits(50, 100_000, 0, 8_000, 1.0, 1.0)).tokens())
+                .isEqualTo(new Figure(70_000, 12_500));
+        // both of their own: the total's figure stays its own
+        assertThat(headers.forLimits(new BucketLimits(50, 0, 100_000, 8_000, 1.0, 1.0))).isEqualTo(headers);
     }
 
     @Test
@@ -65,7 +81,8 @@ class ProviderHeadersTest {
     @Test
     void aRemainingFigureWithoutAResetStillLowers() {
         assertThat(ProviderHeaders.correction(Map.of("x-ratelimit-remaining-tokens", "12")::get, NOW))
-                .isEqualTo(new Correction(Correction.NONE, Correction.NONE, 12, Correction.NONE, Correction.NONE));
+                .isEqualTo(new Correction(Figure.NONE, new Figure(12, Correction.NONE), Figure.NONE, Figure.NONE,
+                        Correction.NONE));
     }
 
     @Test

@@ -5,6 +5,7 @@ import dev.llmratelimit.outbound.BucketLimits;
 import dev.llmratelimit.outbound.Correction;
 import dev.llmratelimit.outbound.Grant;
 import dev.llmratelimit.outbound.OutboundStore;
+import dev.llmratelimit.outbound.Tokens;
 
 import java.time.Clock;
 import java.util.Map;
@@ -23,7 +24,7 @@ public final class MemoryOutboundStore implements OutboundStore {
     private static final int SWEEP_EVERY = 1024;
 
     private final Clock clock;
-    private final Map<BucketKey, DualBucket> buckets = new ConcurrentHashMap<>();
+    private final Map<BucketKey, ModelBuckets> buckets = new ConcurrentHashMap<>();
     private final Map<BucketKey, BucketLimits> lastLimits = new ConcurrentHashMap<>();
     private final AtomicInteger acquisitions = new AtomicInteger();
 
@@ -36,7 +37,7 @@ public final class MemoryOutboundStore implements OutboundStore {
     }
 
     @Override
-    public CompletableFuture<Grant> acquire(BucketKey key, BucketLimits limits, String permitId, long tokens,
+    public CompletableFuture<Grant> acquire(BucketKey key, BucketLimits limits, String permitId, Tokens tokens,
                                             long maxWaitMillis, long leaseMillis) {
         if (acquisitions.incrementAndGet() % SWEEP_EVERY == 0) {
             sweep();
@@ -44,7 +45,7 @@ public final class MemoryOutboundStore implements OutboundStore {
         lastLimits.put(key, limits);
         Grant[] grant = new Grant[1];
         buckets.compute(key, (k, bucket) -> {
-            DualBucket held = bucket != null ? bucket : new DualBucket(limits, clock.millis());
+            ModelBuckets held = bucket != null ? bucket : new ModelBuckets(limits, clock.millis());
             grant[0] = held.acquire(limits, clock.millis(), permitId, tokens, maxWaitMillis, leaseMillis);
             return held;
         });
@@ -52,7 +53,7 @@ public final class MemoryOutboundStore implements OutboundStore {
     }
 
     @Override
-    public CompletableFuture<Boolean> settle(BucketKey key, BucketLimits limits, String permitId, long actualTokens,
+    public CompletableFuture<Boolean> settle(BucketKey key, BucketLimits limits, String permitId, Tokens actualTokens,
                                              boolean refundRequest) {
         boolean[] settled = new boolean[1];
         buckets.computeIfPresent(key, (k, bucket) -> {
@@ -66,7 +67,7 @@ public final class MemoryOutboundStore implements OutboundStore {
     public CompletableFuture<Void> correct(BucketKey key, BucketLimits limits, Correction correction) {
         lastLimits.put(key, limits);
         buckets.compute(key, (k, bucket) -> {
-            DualBucket held = bucket != null ? bucket : new DualBucket(limits, clock.millis());
+            ModelBuckets held = bucket != null ? bucket : new ModelBuckets(limits, clock.millis());
             held.correct(limits, clock.millis(), correction);
             return held;
         });

@@ -3,8 +3,10 @@ package dev.llmratelimit.outbound.redis;
 import dev.llmratelimit.outbound.BucketKey;
 import dev.llmratelimit.outbound.BucketLimits;
 import dev.llmratelimit.outbound.Correction;
+import dev.llmratelimit.outbound.Dimension;
 import dev.llmratelimit.outbound.Grant;
 import dev.llmratelimit.outbound.OutboundStore;
+import dev.llmratelimit.outbound.Tokens;
 import dev.llmratelimit.store.redis.RedisStoreSettings;
 import dev.llmratelimit.store.redis.RedissonClientFactory;
 import org.redisson.api.RScript;
@@ -16,7 +18,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The buckets in Redis, shared exactly by every instance: one script per acquisition, per settlement and
- * per correction, each on the server's clock ({@code TIME}), so instances with skewed clocks agree. Keys
+ * per correction, each on the server's clock; one hash per pair holds a bucket per {@link Dimension} ({@code TIME}), so instances with skewed clocks agree. Keys
  * are {@code <prefix>out:{<provider>:<model>}} and the permits' markers beside them
  * ({@code ...}:p:<id>}), one hash slot per pair so Redis Cluster works; {@code %}, {@code :}, braces in
  * names are escaped so no two pairs share a key.
@@ -53,28 +55,34 @@ public final class RedisOutboundStore implements OutboundStore {
     }
 
     @Override
-    public CompletableFuture<Grant> acquire(BucketKey key, BucketLimits limits, String permitId, long tokens,
+    public CompletableFuture<Grant> acquire(BucketKey key, BucketLimits limits, String permitId, Tokens tokens,
                                             long maxWaitMillis, long leaseMillis) {
         String bucket = bucketKey(key);
         return ACQUIRE.<List<Long>>run(script, RScript.ReturnType.MULTI, List.of(bucket, markerKey(bucket, permitId)),
-                        args(limits, tokens, maxWaitMillis, leaseMillis))
-                .thenApply(reply -> new Grant(Grant.Outcome.values()[reply.get(0).intValue()], reply.get(1)));
+                        args(limits, tokens.input(), tokens.output(), maxWaitMillis, leaseMillis))
+                .thenApply(reply -> new Grant(Grant.Outcome.values()[reply.get(0).intValue()], reply.get(1),
+                        reply.get(2) == 0 ? null : Dimension.ALL.get(reply.get(2).intValue() - 1)));
     }
 
     @Override
-    public CompletableFuture<Boolean> settle(BucketKey key, BucketLimits limits, String permitId, long actualTokens,
+    public CompletableFuture<Boolean> settle(BucketKey key, BucketLimits limits, String permitId, Tokens actualTokens,
                                              boolean refundRequest) {
         String bucket = bucketKey(key);
         return SETTLE.<Long>run(script, RScript.ReturnType.INTEGER, List.of(bucket, markerKey(bucket, permitId)),
-                        args(limits, actualTokens, refundRequest ? 1 : 0))
+                        args(limits, actualTokens.input(), actualTokens.output(), refundRequest ? 1 : 0))
                 .thenApply(settled -> settled == 1L);
     }
 
     @Override
     public CompletableFuture<Void> correct(BucketKey key, BucketLimits limits, Correction correction) {
-        return CORRECT.<Long>run(script, RScript.ReturnType.INTEGER, List.of(bucketKey(key)),
-                        args(limits, correction.remainingRequests(), correction.requestsResetMillis(),
-                                correction.remainingTokens(), correction.tokensResetMillis(), correction.pauseMillis()))
+        long[] figures = new long[2 * Dimension.ALL.size() + 1];
+        for (Dimension dimension : Dimension.ALL) {
+            Correction.Figure figure = correction.figure(dimension);
+            figures[2 * dimension.ordinal()] = figure.remaining();
+            figures[2 * dimension.ordinal() + 1] = figure.resetMillis();
+        }
+        figures[figures.length - 1] = correction.pauseMillis();
+        return CORRECT.<Long>run(script, RScript.ReturnType.INTEGER, List.of(bucketKey(key)), args(limits, figures))
                 .thenApply(done -> null);
     }
 
@@ -93,14 +101,16 @@ public final class RedisOutboundStore implements OutboundStore {
         return bucketKey + ":p:" + permitId;
     }
 
+    /** Each dimension's rate per ms and capacity (the order of {@link Dimension}), then the operands. */
     private static Object[] args(BucketLimits limits, long... operands) {
-        Object[] args = new Object[4 + operands.length];
-        args[0] = Double.toString(limits.requestRatePerMilli());
-        args[1] = Double.toString(limits.requestCapacity());
-        args[2] = Double.toString(limits.tokenRatePerMilli());
-        args[3] = Double.toString(limits.tokenCapacity());
+        int limitArgs = 2 * Dimension.ALL.size();
+        Object[] args = new Object[limitArgs + operands.length];
+        for (Dimension dimension : Dimension.ALL) {
+            args[2 * dimension.ordinal()] = Double.toString(limits.ratePerMilli(dimension));
+            args[2 * dimension.ordinal() + 1] = Double.toString(limits.capacity(dimension));
+        }
         for (int i = 0; i < operands.length; i++) {
-            args[4 + i] = Long.toString(operands[i]);
+            args[limitArgs + i] = Long.toString(operands[i]);
         }
         return args;
     }

@@ -20,6 +20,7 @@ import dev.llmratelimit.outbound.Grant;
 import dev.llmratelimit.outbound.OutboundLimiter;
 import dev.llmratelimit.outbound.OutboundStore;
 import dev.llmratelimit.outbound.ProviderSettings;
+import dev.llmratelimit.outbound.Tokens;
 import dev.llmratelimit.outbound.memory.MemoryOutboundStore;
 import dev.llmratelimit.testsupport.MutableClock;
 import org.junit.jupiter.api.AfterEach;
@@ -52,7 +53,7 @@ class LimitedOpenAiHttpClientTest {
         provider = new FakeProvider(1_000_000, 1_000_000, 1.0);
         OutboundStore counting = new ForwardingOutboundStore(memory) {
             @Override
-            public CompletableFuture<Grant> acquire(BucketKey key, BucketLimits limits, String permitId, long tokens,
+            public CompletableFuture<Grant> acquire(BucketKey key, BucketLimits limits, String permitId, Tokens tokens,
                                                     long maxWaitMillis, long leaseMillis) {
                 acquisitions.incrementAndGet();
                 return super.acquire(key, limits, permitId, tokens, maxWaitMillis, leaseMillis);

@@ -6,6 +6,7 @@ import dev.llmratelimit.outbound.BucketLimits;
 import dev.llmratelimit.outbound.Grant;
 import dev.llmratelimit.outbound.OutboundStore;
 import dev.llmratelimit.outbound.OutboundStoreContract;
+import dev.llmratelimit.outbound.Tokens;
 import dev.llmratelimit.store.redis.RedissonClientFactory;
 import dev.llmratelimit.testsupport.RedisServerExtension;
 import dev.llmratelimit.testsupport.RedisTestSettings;
@@ -76,11 +77,11 @@ class RedisOutboundStoreTest extends OutboundStoreContract {
     @Test
     void oneHashPerPairInOneHashSlotWithItsPermitsBeside() {
         BucketLimits limits = new BucketLimits(60, 6000, 1.0, 1.0);
-        store().acquire(new BucketKey("openai", "gpt-4o"), limits, "p1", 100, 0, 60_000).join();
+        store().acquire(new BucketKey("openai", "gpt-4o"), limits, "p1", new Tokens(100, 0), 0, 60_000).join();
         assertThat(REDIS.server().call("EXISTS", "test:out:{openai:gpt-4o}")).isEqualTo(1L);
-        assertThat(REDIS.server().call("GET", "test:out:{openai:gpt-4o}:p:p1")).isEqualTo("100");
+        assertThat(REDIS.server().call("GET", "test:out:{openai:gpt-4o}:p:p1")).isEqualTo("100:0");
         assertThat((Long) REDIS.server().call("PTTL", "test:out:{openai:gpt-4o}")).isBetween(1L, 7_000L);
-        store().acquire(new BucketKey("a", "{b}:c"), limits, "p2", 100, 0, 60_000).join();
+        store().acquire(new BucketKey("a", "{b}:c"), limits, "p2", new Tokens(100, 0), 0, 60_000).join();
         assertThat(REDIS.server().call("EXISTS", "test:out:{a:%7Bb%7D%3Ac}")).isEqualTo(1L);
     }
 
@@ -88,9 +89,9 @@ class RedisOutboundStoreTest extends OutboundStoreContract {
     void afterARestartTheScriptsAreLoadedAgain() {
         BucketLimits limits = new BucketLimits(60, 6000, 1.0, 1.0);
         BucketKey key = new BucketKey("openai", "gpt-4o");
-        assertThat(store().acquire(key, limits, "p1", 100, 0, 60_000).join()).isEqualTo(Grant.taken(0));
+        assertThat(store().acquire(key, limits, "p1", new Tokens(100, 0), 0, 60_000).join()).isEqualTo(Grant.taken(0));
         REDIS.server().call("SCRIPT", "FLUSH");
-        assertThat(store().settle(key, limits, "p1", 50, false).join()).isTrue();
+        assertThat(store().settle(key, limits, "p1", new Tokens(50, 0), false).join()).isTrue();
     }
 
     @Test
@@ -98,7 +99,7 @@ class RedisOutboundStoreTest extends OutboundStoreContract {
         OutboundStore instance = anotherInstance();
         REDIS.server().stop();
         BucketLimits limits = new BucketLimits(60, 6000, 1.0, 1.0);
-        assertThatThrownBy(() -> instance.acquire(new BucketKey("openai", "gpt-4o"), limits, "p", 1, 0, 1000).join())
+        assertThatThrownBy(() -> instance.acquire(new BucketKey("openai", "gpt-4o"), limits, "p", new Tokens(1, 0), 0, 1000).join())
                 .isInstanceOf(CompletionException.class).hasCauseInstanceOf(StoreUnavailableException.class);
     }
 }

@@ -5,6 +5,7 @@ import dev.llmratelimit.outbound.Buckets;
 import dev.llmratelimit.outbound.FakeProvider;
 import dev.llmratelimit.outbound.OutboundLimiter;
 import dev.llmratelimit.outbound.Permit;
+import dev.llmratelimit.outbound.Tokens;
 import dev.llmratelimit.outbound.ProviderSettings;
 import dev.llmratelimit.outbound.memory.MemoryOutboundStore;
 import dev.llmratelimit.testsupport.MutableClock;
@@ -71,7 +72,7 @@ class OutboundWebClientFilterTest {
         // its place is given back when its turn comes (a second of real time: the waiter sleeps)
         Thread.sleep(1_500);
         // had it kept its place, the next caller would queue behind it, two seconds out
-        Permit next = limiter.acquireAsync("openai", "gpt-4o", 10).join();
+        Permit next = limiter.acquireAsync("openai", "gpt-4o", new Tokens(10, 0)).join();
         assertThat(next.waitedMillis()).isEqualTo(1000);
         assertThat(provider.bodies()).hasSize(1);
     }
