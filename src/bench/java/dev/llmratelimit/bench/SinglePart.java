@@ -28,6 +28,7 @@ final class SinglePart {
     static final Map<String, Part> PARTS = new TreeMap<>(Map.of(
             "decision", (settings, report) -> DecisionCost.write(report, new DecisionCost(settings).measure()),
             "redis-decision", SinglePart::redisDecision,
+            "outbound", SinglePart::outbound,
             "waiting", (settings, report) -> WaitingCost.write(report, new WaitingCost(settings).measure()),
             "hostile-input", (settings, report) -> HostileInputCost.write(report, new HostileInputCost(settings).measure()),
             "budgets", (settings, report) -> {
@@ -36,6 +37,12 @@ final class SinglePart {
             }));
 
     private SinglePart() {
+    }
+
+    private static void outbound(BenchSettings settings, Report report) throws Exception {
+        try (RedisServer redis = RedisServer.startNew()) {
+            OutboundCost.write(report, new OutboundCost(settings, redis.address()).measure());
+        }
     }
 
     private static void redisDecision(BenchSettings settings, Report report) throws Exception {
