@@ -21,6 +21,9 @@ public final class ProviderBuilder {
     private final Map<String, Map<Dimension, Long>> models = new LinkedHashMap<>();
     private double headroom = DEFAULT_HEADROOM;
     private double burst = DEFAULT_BURST;
+    /** The longest wait and lease: a permit's expiry (now + wait + lease) then fits any clock's milliseconds. */
+    private static final Duration LONGEST = Duration.ofDays(1);
+
     private Duration maxWait = DEFAULT_MAX_WAIT;
     private ProviderSettings.StoreKind store = ProviderSettings.StoreKind.MEMORY;
     private long expectedOutputTokens = DEFAULT_EXPECTED_OUTPUT_TOKENS;
@@ -113,11 +116,11 @@ public final class ProviderBuilder {
     }
 
     public ProviderSettings build() {
-        if (maxWait.isNegative()) {
-            throw new IllegalArgumentException("max-wait is 0 or more: " + maxWait);
+        if (maxWait.isNegative() || maxWait.compareTo(LONGEST) > 0) {
+            throw new IllegalArgumentException("max-wait is 0 to 1 day: " + maxWait);
         }
-        if (lease.isNegative() || lease.isZero()) {
-            throw new IllegalArgumentException("lease is above 0: " + lease);
+        if (lease.isNegative() || lease.isZero() || lease.compareTo(LONGEST) > 0) {
+            throw new IllegalArgumentException("lease is above 0 and at most 1 day: " + lease);
         }
         if (expectedOutputTokens < 0) {
             throw new IllegalArgumentException("expected-output-tokens is 0 or more: " + expectedOutputTokens);

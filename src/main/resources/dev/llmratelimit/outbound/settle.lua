@@ -5,8 +5,11 @@ local marker = redis.call('GET', KEYS[2])
 if not marker then
   return 0
 end
-redis.call('DEL', KEYS[2])
 local est_input, est_output = string.match(marker, '^(%d+):(%d+)$')
+if not est_input then
+  return redis.error_reply('permit marker ' .. KEYS[2] .. ' is not <input>:<output>')
+end
+redis.call('DEL', KEYS[2])
 local estimate = amounts(1, tonumber(est_input), tonumber(est_output))
 local used = amounts(ARGV[11] == '1' and 0 or 1, tonumber(ARGV[9]), tonumber(ARGV[10]))
 local now = now_ms()

@@ -202,4 +202,13 @@ class OutboundLimiterTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("anthropic");
         assertThatThrownBy(() -> new Tokens(-1, 0)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void waitAndLeaseAreAtMostADaySoAPermitsExpiryIsAClockReading() {
+        assertThat(limiter(p -> p.rpm(60).maxWait(Duration.ofDays(1)).lease(Duration.ofDays(1)))).isNotNull();
+        assertThatThrownBy(() -> limiter(p -> p.rpm(60).lease(Duration.ofMillis(Long.MAX_VALUE))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("lease is above 0 and at most 1 day: PT2562047788015H12M55.807S");
+        assertThatThrownBy(() -> limiter(p -> p.rpm(60).maxWait(Duration.ofDays(2))))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("max-wait is 0 to 1 day: PT48H");
+    }
 }
