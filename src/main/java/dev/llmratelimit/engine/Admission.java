@@ -31,7 +31,9 @@ public final class Admission {
 
     private static final ThrottledLog SETTLE_FAILURES = new ThrottledLog(Admission.class, System.Logger.Level.WARNING);
     private static final Admission UNLIMITED = new Admission(Outcome.UNLIMITED, null, null, false, null, RateLimitType.TOTAL, null,
-            Clock.systemUTC(), DecisionObserver.NONE);
+            Clock.systemUTC(), DecisionObserver.NONE, 0);
+    /** An abort's settlement: nothing used, every reservation refunded. */
+    private static final Settlement NOTHING_USED = Settlement.of(0, 0, 0, 0);
 
     private final Outcome outcome;
     private final Plan plan;
@@ -49,9 +51,11 @@ public final class Admission {
     /**
      * @param expectedOutput what the response teaches the expectation the estimate used; {@code null} if none
      * @param observer       told of the usage and of a settlement the store failed
+     * @param decidedAt      {@code clock}'s time when the decision began: the lease counts from it
      */
     Admission(Outcome outcome, Plan plan, Verdict verdict, boolean shadow, AdmissionStore store,
-              RateLimitType rateLimitType, ExpectedOutput.Lesson expectedOutput, Clock clock, DecisionObserver observer) {
+              RateLimitType rateLimitType, ExpectedOutput.Lesson expectedOutput, Clock clock, DecisionObserver observer,
+              long decidedAt) {
         this.outcome = outcome;
         this.plan = plan;
         this.verdict = verdict;
@@ -61,7 +65,7 @@ public final class Admission {
         this.expectedOutput = expectedOutput;
         this.clock = clock;
         this.observer = observer;
-        this.decidedAt = clock.millis();
+        this.decidedAt = decidedAt;
     }
 
     static Admission unlimited() {
@@ -70,9 +74,9 @@ public final class Admission {
 
     /** A request refused before any store call because a budget applies to a model without a price. */
     static Admission unpriced(String model, boolean shadow, AdmissionStore store, RateLimitType rateLimitType, Clock clock,
-                              DecisionObserver observer) {
+                              DecisionObserver observer, long decidedAt) {
         Admission admission = new Admission(Outcome.UNPRICED_MODEL, null, null, shadow, store, rateLimitType, null, clock,
-                observer);
+                observer, decidedAt);
         admission.unpricedModel = model;
         return admission;
     }
@@ -178,7 +182,7 @@ public final class Admission {
      */
     public void abort() {
         if (finish()) {
-            settle(Settlement.of(0, 0, 0, 0));
+            settle(NOTHING_USED);
         }
     }
 

@@ -51,6 +51,7 @@ final class ModelPlans {
             expectedOutputs.put(pool, new ExpectedOutput(model.expectedOutputTokens(), model.expectedOutputMinTokens(),
                     windowMillis, clock));
         }
+        planGroups.replaceAll((pool, groups) -> List.copyOf(groups));
         groups = new ModelGroups(model.name(), modelWindows);
     }
 

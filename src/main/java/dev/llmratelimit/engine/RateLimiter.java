@@ -25,6 +25,9 @@ public final class RateLimiter {
     /** How long a parallel slot and a decision's record live when the configuration says nothing. */
     public static final long DEFAULT_LEASE_MILLIS = 600_000;
 
+    /** What a request adds to its model and pool groups when it reserves no tokens. */
+    private static final Increments ONE_REQUEST = new Increments(1, 0, 0, false);
+
     private static final ThrottledLog STORE_FAILURES = new ThrottledLog(RateLimiter.class, System.Logger.Level.WARNING);
 
     private final RateLimitPolicy policy;
@@ -75,6 +78,9 @@ public final class RateLimiter {
 
     /** Decides one request: one store call, whatever limits apply. */
     public Admission admit(AdmissionRequest request) {
+        if (observer == DecisionObserver.NONE) {
+            return decide(request);
+        }
         long start = System.nanoTime();
         Admission admission = decide(request);
         observer.decided(admission, System.nanoTime() - start);
@@ -111,14 +117,18 @@ public final class RateLimiter {
         ModelPlans modelPlans = plans.get(request.model());
         if (modelPlans == null) {
             return policy.rejectUnknownModels()
-                    ? admission(Admission.Outcome.UNKNOWN_MODEL, null, null, null)
+                    ? admission(Admission.Outcome.UNKNOWN_MODEL, null, null, null, 0)
                     : admitUnconfigured(request);
         }
         String pool = modelPlans.model.poolOf(request.preferred(), request.fallback());
-        List<CounterGroup> groups = new ArrayList<>(5);
-        addCallerGroups(request.callers(), groups);
-        int modelAt = groups.size();
-        groups.addAll(modelPlans.groupsOf(pool));
+        List<CounterGroup> groups = modelPlans.groupsOf(pool);
+        int modelAt = 0;
+        if (request.callers() != null) {
+            groups = new ArrayList<>(4 + groups.size());
+            addCallerGroups(request.callers(), groups);
+            modelAt = groups.size();
+            groups.addAll(modelPlans.groupsOf(pool));
+        }
         long now = clock.millis();
         Estimate estimate = new Estimate(request, modelPlans, pool, hints.anyHinted(groups, now));
         Admission admission = decide(request, modelPlans, pool, groups, modelAt, estimate, now);
@@ -182,11 +192,12 @@ public final class RateLimiter {
         if (groups.isEmpty()) {
             return Admission.unlimited();
         }
-        return decide(new Plan(requestId(request), request.model(), "", groups, lease(request), cost), clock.millis(), null);
+        long now = clock.millis();
+        return decide(new Plan(requestId(request), request.model(), "", groups, lease(request), cost), now, null);
     }
 
     private Admission unpriced(AdmissionRequest request) {
-        return Admission.unpriced(request.model(), shadow(), store, policy.rateLimitType(), clock, observer);
+        return Admission.unpriced(request.model(), shadow(), store, policy.rateLimitType(), clock, observer, clock.millis());
     }
 
     private String requestId(AdmissionRequest request) {
@@ -211,20 +222,23 @@ public final class RateLimiter {
                 cancelQuietly(plan);   // a refused request must count nothing, even if its decision runs late
             }
             return admission(open ? Admission.Outcome.STORE_FAILED_OPEN : Admission.Outcome.STORE_FAILED_CLOSED,
-                    plan, null, null);
+                    plan, null, null, now);
         } catch (RuntimeException e) {
             cancelQuietly(plan);       // whatever an unexpected failure may have applied must not stay
             throw e;
         }
         if (!verdict.admitted()) {
             hints.note(verdict.refusal(), now);
-            return admission(Admission.Outcome.REFUSED, plan, verdict, null);
+            return admission(Admission.Outcome.REFUSED, plan, verdict, null, now);
         }
-        return admission(Admission.Outcome.ADMITTED, plan, verdict, taught);
+        return admission(Admission.Outcome.ADMITTED, plan, verdict, taught, now);
     }
 
-    private Admission admission(Admission.Outcome outcome, Plan plan, Verdict verdict, ExpectedOutput.Lesson taught) {
-        return new Admission(outcome, plan, verdict, shadow(), store, policy.rateLimitType(), taught, clock, observer);
+    /** @param decidedAt the engine's clock when the decision began (the lease counts from it) */
+    private Admission admission(Admission.Outcome outcome, Plan plan, Verdict verdict, ExpectedOutput.Lesson taught,
+                                long decidedAt) {
+        return new Admission(outcome, plan, verdict, shadow(), store, policy.rateLimitType(), taught, clock, observer,
+                decidedAt);
     }
 
     private void cancelQuietly(Plan plan) {
@@ -312,13 +326,14 @@ public final class RateLimiter {
          * a reservation, the request alone.
          */
         Increments reserved() {
+            if (policy.tokenAdmission() != TokenAdmission.RESERVE) {
+                return ONE_REQUEST;
+            }
             long[] added = new long[Dimension.WINDOWED.size()];
             added[Dimension.REQUESTS.index()] = 1;
-            if (policy.tokenAdmission() == TokenAdmission.RESERVE) {
-                reserve(added, Dimension.TOKENS);
-                reserve(added, Dimension.INPUT_TOKENS);
-                reserve(added, Dimension.OUTPUT_TOKENS);
-            }
+            reserve(added, Dimension.TOKENS);
+            reserve(added, Dimension.INPUT_TOKENS);
+            reserve(added, Dimension.OUTPUT_TOKENS);
             return new Increments(added, 0, false);
         }
 

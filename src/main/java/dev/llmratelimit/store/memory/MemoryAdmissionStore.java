@@ -19,8 +19,6 @@ import dev.llmratelimit.engine.WindowCounters;
 
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -28,17 +26,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Counters in this JVM's memory, executing a whole plan under the locks of the cells it touches,
- * taken in one fixed order (so two plans never deadlock). What a decision applied is kept under
- * its request id until it is settled or its lease ends. Cells whose windows ended and that hold no
+ * taken in one fixed order (so two plans never deadlock). What a decision applied (the window end
+ * of each group) is kept under its request id until it is settled or its lease ends: that record
+ * is what makes settlement exactly-once. Cells whose windows ended and that hold no
  * slot are dropped every {@value #SWEEP_EVERY} decisions, so memory is bounded by the models and
  * the callers active in one window.
  */
 public final class MemoryAdmissionStore implements AdmissionStore {
 
     static final int SWEEP_EVERY = 4096;
-
-    private static final Comparator<CellKey> ORDER = Comparator.comparing(CellKey::kind)
-            .thenComparing(CellKey::id).thenComparing(CellKey::member).thenComparing(CellKey::period);
 
     private final Clock clock;
     private final ConcurrentMap<CellKey, CounterCell> cells = new ConcurrentHashMap<>();
@@ -74,7 +70,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         if (untilSweep.decrementAndGet() <= 0) {
             sweep();
         }
-        if (cancelled.remove(plan.requestId()) != null) {
+        if (!cancelled.isEmpty() && cancelled.remove(plan.requestId()) != null) {
             throw StoreUnavailableException.notRun("The decision was cancelled before it ran");
         }
         List<CounterGroup> groups = plan.groups();
@@ -91,7 +87,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 if (group.countsMoney()) {
                     cell.expireReservations(field(group), now);
                 }
-                counts[i] = cell.read(field(group), now, now);
+                counts[i] = cell.read(field(group), now);
             }
             Verdict verdict;
             if (plan.sharesWork()) {
@@ -124,7 +120,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             if (sharing != null) {
                 active[i] = new boolean[sharing.pools().size()];
                 for (int k = 0; k < active[i].length; k++) {
-                    active[i][k] = held[i].askedWithin(sharing.pools().get(k), now, groups.get(i).window().millis());
+                    active[i][k] = held[i].askedWithin(k, now, groups.get(i).window().millis());
                 }
             }
         }
@@ -133,8 +129,9 @@ public final class MemoryAdmissionStore implements AdmissionStore {
 
     private static void noteAsked(List<CounterGroup> groups, CounterCell[] held, long now) {
         for (int i = 0; i < groups.size(); i++) {
-            if (groups.get(i).sharing() != null) {
-                held[i].asked(groups.get(i).member(), now);
+            PoolSharing sharing = groups.get(i).sharing();
+            if (sharing != null) {
+                held[i].asked(sharing.self(), sharing.pools().size(), now);
             }
         }
     }
@@ -159,14 +156,16 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         if (group.window().counts()) {
             long[] live = cell.live(field(group));
             for (Dimension dimension : Dimension.WINDOWED) {
-                CounterCell.add(live, dimension.index(), add.of(dimension));
+                if (group.limits().limits(dimension)) {
+                    CounterCell.add(live, dimension.index(), add.of(dimension));
+                }
             }
             if (add.micros() > 0) {
                 cell.reserve(field(group), plan.requestId(), add.micros(), now + plan.leaseMillis());
             }
         }
         if (add.slot()) {
-            cell.slots.put(plan.requestId(), now + plan.leaseMillis());
+            cell.holdSlot(plan.requestId(), now + plan.leaseMillis());
         }
     }
 
@@ -190,7 +189,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             for (int i = 0; i < groups.size(); i++) {
                 CounterGroup group = groups.get(i);
                 CounterCell cell = held[i];
-                cell.slots.remove(plan.requestId());
+                cell.releaseSlot(plan.requestId());
                 if (group.countsMoney()) {
                     settleMoney(group, cell, plan.requestId(), settlement, now);
                 } else if (group.window().counts()) {
@@ -212,6 +211,9 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         if (windowEnd == null && settlement.unanswered()) {
             long[] live = liveCounts(cell, field, now, group);
             for (Dimension dimension : Dimension.WINDOWED) {
+                if (!group.limits().limits(dimension)) {
+                    continue;
+                }
                 long used = settlement.used(dimension);
                 CounterCell.add(live, dimension.index(), settles(group, dimension) && used != Settlement.KEEP
                         ? used : added.of(dimension));
@@ -220,6 +222,9 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         }
         long[] counted = windowEnd == null ? null : cell.countsOf(field, windowEnd, now, group.window());
         for (Dimension dimension : Dimension.WINDOWED) {
+            if (!group.limits().limits(dimension)) {
+                continue;
+            }
             long applied = windowEnd == null ? 0 : added.of(dimension);
             if (settlement.cancel()) {
                 if (counted != null) {
@@ -279,7 +284,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         cell.lock.lock();
         try {
             for (int p = 0; p < active.length; p++) {
-                active[p] = cell.askedWithin(model.pools().get(p).member(), now, model.model().window().millis());
+                active[p] = cell.askedWithin(p, now, model.model().window().millis());
             }
         } finally {
             cell.lock.unlock();
@@ -328,33 +333,54 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         return group.kind() == GroupKind.POOL ? group.member() : "";
     }
 
-    /** Locks the cells of every group, in {@link #ORDER}; returns each group's cell. */
+    /**
+     * Locks the cell of every group in ascending {@link CounterCell#order} (each cell once); returns
+     * each group's cell. A pool group lives in the cell of the model group before it.
+     */
     private CounterCell[] lock(List<CounterGroup> groups) {
+        int n = groups.size();
         while (true) {
-            CellKey[] keys = new CellKey[groups.size()];
-            CounterCell[] byGroup = new CounterCell[keys.length];
-            for (int i = 0; i < keys.length; i++) {
-                keys[i] = CellKey.of(groups.get(i));
-                byGroup[i] = cells.computeIfAbsent(keys[i], k -> new CounterCell());
+            CounterCell[] byGroup = new CounterCell[n];
+            for (int i = 0; i < n; i++) {
+                byGroup[i] = cellOf(groups, i, byGroup);
             }
-            Integer[] order = new Integer[keys.length];
-            for (int i = 0; i < order.length; i++) {
-                order[i] = i;
-            }
-            Arrays.sort(order, (a, b) -> ORDER.compare(keys[a], keys[b]));
             boolean stale = false;
-            for (int i : order) {
-                CounterCell cell = byGroup[i];
-                if (!cell.lock.isHeldByCurrentThread()) {
-                    cell.lock.lock();
-                }
+            CounterCell last = null;
+            for (CounterCell cell = next(byGroup, Long.MIN_VALUE); cell != null; cell = next(byGroup, last.order)) {
+                cell.lock.lock();
                 stale |= cell.removed;
+                last = cell;
             }
             if (!stale) {
                 return byGroup;
             }
             unlock(byGroup);
         }
+    }
+
+    /** The cell with the smallest order above {@code after}, {@code null} when none: plans hold few cells. */
+    private static CounterCell next(CounterCell[] cells, long after) {
+        CounterCell next = null;
+        for (CounterCell cell : cells) {
+            if (cell.order > after && (next == null || cell.order < next.order)) {
+                next = cell;
+            }
+        }
+        return next;
+    }
+
+    private CounterCell cellOf(List<CounterGroup> groups, int index, CounterCell[] found) {
+        CounterGroup group = groups.get(index);
+        if (group.kind() == GroupKind.POOL) {
+            for (int j = index - 1; j >= 0; j--) {
+                CounterGroup model = groups.get(j);
+                if (model.kind() == GroupKind.MODEL && model.id().equals(group.id())
+                        && model.window().tag().equals(group.window().tag())) {
+                    return found[j];
+                }
+            }
+        }
+        return cells.computeIfAbsent(CellKey.of(group), k -> new CounterCell());
     }
 
     private static void unlock(CounterCell[] held) {
