@@ -210,7 +210,8 @@ public final class Admission {
     }
 
     private void settle(Settlement settlement) {
-        boolean late = clock.millis() - decidedAt >= plan.leaseMillis();
+        long now = clock.millis();
+        boolean late = now - decidedAt >= plan.leaseMillis();
         if (late) {
             settlement = settlement.asLate();
         }
@@ -218,7 +219,7 @@ public final class Admission {
             settlement = settlement.asUnanswered();
         }
         try {
-            store.settle(plan, settlement);
+            store.settle(plan, settlement, clock, now);
         } catch (StoreUnavailableException e) {
             observer.storeFailed(DecisionObserver.StoreOperation.RECORD);
             SETTLE_FAILURES.log("Could not settle a request; its slots and reservation end with their lease", e);

@@ -36,7 +36,7 @@ public final class RateLimiter {
     private final long leaseMillis;
     private final List<PlanExtension> extensions;
     private final DecisionObserver observer;
-    private final ScopeWindows windows;
+    private final CallerGroups callerGroups;
     private final Map<String, ModelPlans> plans = new HashMap<>();
     private final RefusalHints hints = new RefusalHints();
     private final String instanceId = Long.toString(new SecureRandom().nextLong() & Long.MAX_VALUE, 36);
@@ -67,7 +67,9 @@ public final class RateLimiter {
         this.leaseMillis = leaseMillis;
         this.extensions = List.copyOf(extensions);
         this.observer = observer;
-        this.windows = new ScopeWindows(policy.window().toMillis(), policy.windowMode() == WindowMode.SLIDING);
+        boolean sliding = policy.windowMode() == WindowMode.SLIDING;
+        ScopeWindows windows = new ScopeWindows(policy.window().toMillis(), sliding);
+        this.callerGroups = new CallerGroups(windows, policy.window().toMillis(), sliding);
         policy.models().forEach((name, model) -> plans.put(name,
                 new ModelPlans(model, windows, policy.window().toMillis(), clock::millis)));
     }
@@ -122,12 +124,14 @@ public final class RateLimiter {
         }
         String pool = modelPlans.model.poolOf(request.preferred(), request.fallback());
         List<CounterGroup> groups = modelPlans.groupsOf(pool);
-        int modelAt = 0;
-        if (request.callers() != null) {
-            groups = new ArrayList<>(4 + groups.size());
-            addCallerGroups(request.callers(), groups);
-            modelAt = groups.size();
-            groups.addAll(modelPlans.groupsOf(pool));
+        List<CounterGroup> callerGroups = this.callerGroups.of(request.callers());
+        int modelAt = callerGroups.size();
+        if (modelAt > 0) {
+            CounterGroup[] all = new CounterGroup[modelAt + groups.size()];
+            for (int i = 0; i < all.length; i++) {
+                all[i] = i < modelAt ? callerGroups.get(i) : groups.get(i - modelAt);
+            }
+            groups = List.of(all);
         }
         long now = clock.millis();
         Estimate estimate = new Estimate(request, modelPlans, pool, hints.anyHinted(groups, now));
@@ -175,8 +179,7 @@ public final class RateLimiter {
      * nothing applies.
      */
     private Admission admitUnconfigured(AdmissionRequest request) {
-        List<CounterGroup> groups = new ArrayList<>(4);
-        addCallerGroups(request.callers(), groups);
+        List<CounterGroup> groups = new ArrayList<>(callerGroups.of(request.callers()));
         UsageCost cost = UsageCost.FREE;
         if (!extensions.isEmpty()) {
             PlanExtension.TokenEstimate estimate = new UnconfiguredEstimate(request);
@@ -212,7 +215,7 @@ public final class RateLimiter {
     private Admission decide(Plan plan, long now, ExpectedOutput.Lesson taught) {
         Verdict verdict;
         try {
-            verdict = store.decide(plan);
+            verdict = store.decide(plan, clock, now);
         } catch (StoreUnavailableException e) {
             observer.storeFailed(DecisionObserver.StoreOperation.DECIDE);
             boolean open = policy.onStoreFailure() == StoreFailureMode.FAIL_OPEN && !e.stopping();
@@ -246,37 +249,6 @@ public final class RateLimiter {
             store.settle(plan, Settlement.CANCEL);
         } catch (RuntimeException e) {
             STORE_FAILURES.log("Could not cancel a failed decision; its slots end with their lease", e);
-        }
-    }
-
-    /**
-     * The groups of each caller scope: one per window its limits use, the configured window's first;
-     * that first group also holds the scope's parallel slots (alone, without a window, when the
-     * scope limits nothing in the configured window).
-     */
-    private void addCallerGroups(CallerPlan callers, List<CounterGroup> groups) {
-        if (callers == null) {
-            return;
-        }
-        ScopeWindows callerWindows = callers.windowMillis() == policy.window().toMillis() ? windows
-                : new ScopeWindows(callers.windowMillis(), policy.windowMode() == WindowMode.SLIDING);
-        for (CallerCounter counter : callers.counters()) {
-            GroupKind kind = GroupKind.of(counter.scope());
-            long parallel = Limits.configured(counter.maxParallelRequests());
-            boolean slot = parallel > 0;
-            List<ScopeWindows.Window> scopeWindows = callerWindows.of(counter.limits(), false);
-            boolean slotAlone = slot && (scopeWindows.isEmpty() || !scopeWindows.get(0).window().tag().isEmpty());
-            if (slotAlone) {
-                groups.add(new CounterGroup(kind, counter.id(), "", GroupWindow.NONE,
-                        new Limits(Limits.NONE, Limits.NONE, parallel, Limits.NONE), Enforcement.ALWAYS,
-                        new Increments(0, 0, 0, true)));
-            }
-            for (ScopeWindows.Window window : scopeWindows) {
-                boolean holdsSlot = slot && !slotAlone && window.window().tag().isEmpty();
-                groups.add(new CounterGroup(kind, counter.id(), "", window.window(),
-                        new Limits(window.limits(), holdsSlot ? parallel : Limits.NONE, Limits.NONE),
-                        Enforcement.ALWAYS, new Increments(1, 0, 0, holdsSlot)));
-            }
         }
     }
 

@@ -67,6 +67,13 @@ public final class MemoryAdmissionStore implements AdmissionStore {
 
     @Override
     public Verdict decide(Plan plan) {
+        return decide(plan, clock, clock.millis());
+    }
+
+    /** Decides at {@code now} when the engine's clock is this store's, else at this store's time. */
+    @Override
+    public Verdict decide(Plan plan, Clock engineClock, long engineNow) {
+        long now = engineClock == clock ? engineNow : clock.millis();
         if (untilSweep.decrementAndGet() <= 0) {
             sweep();
         }
@@ -76,7 +83,6 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         List<CounterGroup> groups = plan.groups();
         CounterCell[] held = lock(groups);
         try {
-            long now = clock.millis();
             GroupCounts[] counts = new GroupCounts[groups.size()];
             for (int i = 0; i < counts.length; i++) {
                 CounterGroup group = groups.get(i);
@@ -171,10 +177,16 @@ public final class MemoryAdmissionStore implements AdmissionStore {
 
     @Override
     public void settle(Plan plan, Settlement settlement) {
+        settle(plan, settlement, clock, clock.millis());
+    }
+
+    /** Settles at {@code now} when the engine's clock is this store's, else at this store's time. */
+    @Override
+    public void settle(Plan plan, Settlement settlement, Clock engineClock, long engineNow) {
+        long now = engineClock == clock ? engineNow : clock.millis();
         List<CounterGroup> groups = plan.groups();
         CounterCell[] held = lock(groups);
         try {
-            long now = clock.millis();
             Applied applied = decisions.remove(plan.requestId());
             if (applied == null && settlement.cancel()) {
                 cancelled.put(plan.requestId(), now + plan.leaseMillis());
@@ -335,7 +347,8 @@ public final class MemoryAdmissionStore implements AdmissionStore {
 
     /**
      * Locks the cell of every group in ascending {@link CounterCell#order} (each cell once); returns
-     * each group's cell. A pool group lives in the cell of the model group before it.
+     * each group's cell. A pool group lives in the cell of the model group before it; a group keeps
+     * its cell ({@link CounterGroup#compile}) until a sweep drops it.
      */
     private CounterCell[] lock(List<CounterGroup> groups) {
         int n = groups.size();
@@ -380,7 +393,13 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 }
             }
         }
-        return cells.computeIfAbsent(CellKey.of(group), k -> new CounterCell());
+        CounterCell known = (CounterCell) group.compiledBy(this);
+        if (known != null && !known.removed) {
+            return known;                // a stale read is caught once the cell is locked
+        }
+        CounterCell cell = cells.computeIfAbsent(CellKey.of(group), k -> new CounterCell());
+        group.compile(this, cell);
+        return cell;
     }
 
     private static void unlock(CounterCell[] held) {
