@@ -4,7 +4,8 @@ import dev.llmratelimit.policy.RateLimitType;
 import dev.llmratelimit.usage.Usage;
 
 import java.time.Clock;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * The ticket of one request: the outcome of its decision, and the obligation to finish it exactly
@@ -29,6 +30,16 @@ public final class Admission {
         STORE_FAILED_CLOSED
     }
 
+    private static final VarHandle FINISHED;
+
+    static {
+        try {
+            FINISHED = MethodHandles.lookup().findVarHandle(Admission.class, "finished", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private static final ThrottledLog SETTLE_FAILURES = new ThrottledLog(Admission.class, System.Logger.Level.WARNING);
     private static final Admission UNLIMITED = new Admission(Outcome.UNLIMITED, null, null, false, null, RateLimitType.TOTAL, null,
             Clock.systemUTC(), DecisionObserver.NONE, 0);
@@ -45,7 +56,8 @@ public final class Admission {
     private final Clock clock;
     private final DecisionObserver observer;
     private final long decidedAt;
-    private final AtomicBoolean finished = new AtomicBoolean();
+    /** Set by the first finishing call ({@link #FINISHED}). */
+    private volatile boolean finished;
     private String unpricedModel;
 
     /**
@@ -191,7 +203,7 @@ public final class Admission {
      * one, or one served without the decision's answer (fail-open), which is counted all the same.
      */
     private boolean finish() {
-        return finished.compareAndSet(false, true)
+        return FINISHED.compareAndSet(this, false, true)
                 && (outcome == Outcome.ADMITTED || outcome == Outcome.STORE_FAILED_OPEN);
     }
 
