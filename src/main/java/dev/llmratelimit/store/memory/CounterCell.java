@@ -38,6 +38,11 @@ final class CounterCell {
     private long earliestLease = Long.MAX_VALUE;
     /** A budget period's reservations, created on first use. */
     private MoneyReservations reservations;
+    /**
+     * The decisions not yet settled whose plan starts with this cell's group: request id to what
+     * each applied (the window end of each of its groups, then when the record may go).
+     */
+    private Map<String, long[]> decisions;
     /** When each pool of a work-conserving model last asked for capacity, by pool index; kept across windows. */
     private long[] asked;
     private long lastAsked = Long.MIN_VALUE;
@@ -200,11 +205,37 @@ final class CounterCell {
         return asked != null && index < asked.length && asked[index] > now - window;
     }
 
-    /** Whether nothing in the cell counts any more at {@code now}: no counter, slot or active pool. */
+    /**
+     * Keeps what a decision applied: the window end of each of its groups, then until when the
+     * record is kept (settled or not).
+     */
+    void recordDecision(String requestId, long[] applied) {
+        if (decisions == null) {
+            decisions = new HashMap<>(4);
+        }
+        decisions.put(requestId, applied);
+    }
+
+    /** Forgets a decision; returns its record ({@link #recordDecision}), {@code null} without one. */
+    long[] forgetDecision(String requestId) {
+        return decisions == null ? null : decisions.remove(requestId);
+    }
+
+    int pendingDecisions() {
+        return decisions == null ? 0 : decisions.size();
+    }
+
+    /**
+     * Whether nothing in the cell counts any more at {@code now}: no counter, slot, decision record
+     * or active pool. Records kept past {@code now} are dropped first.
+     */
     boolean expired(long now) {
+        if (decisions != null) {
+            decisions.values().removeIf(applied -> applied[applied.length - 1] <= now);
+        }
         long countsUntil = window.sliding() ? end + window.millis() : end;
         boolean activity = asked != null && now - lastAsked < window.millis();
-        return now >= countsUntil && inFlight(now) == 0 && !activity;
+        return now >= countsUntil && inFlight(now) == 0 && pendingDecisions() == 0 && !activity;
     }
 
     /** Adds to one counter, never below zero, never above the cap. */

@@ -27,9 +27,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Counters in this JVM's memory, executing a whole plan under the locks of the cells it touches,
  * taken in one fixed order (so two plans never deadlock). What a decision applied (the window end
- * of each group) is kept under its request id until it is settled or its lease ends: that record
- * is what makes settlement exactly-once. Cells whose windows ended and that hold no
- * slot are dropped every {@value #SWEEP_EVERY} decisions, so memory is bounded by the models and
+ * of each group) is kept under its request id, in the cell of the plan's first group, until it is
+ * settled or its lease ends: that record is what makes settlement exactly-once. Cells whose windows
+ * ended and that hold no slot or record are dropped every {@value #SWEEP_EVERY} decisions, so memory is bounded by the models and
  * the callers active in one window.
  */
 public final class MemoryAdmissionStore implements AdmissionStore {
@@ -38,7 +38,6 @@ public final class MemoryAdmissionStore implements AdmissionStore {
 
     private final Clock clock;
     private final ConcurrentMap<CellKey, CounterCell> cells = new ConcurrentHashMap<>();
-    private final ConcurrentMap<String, Applied> decisions = new ConcurrentHashMap<>();
     /** Request ids cancelled, or counted without an answer, before their decision ran: to lease end. */
     private final ConcurrentMap<String, Long> cancelled = new ConcurrentHashMap<>();
     private final AtomicInteger untilSweep = new AtomicInteger(SWEEP_EVERY);
@@ -51,10 +50,6 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                     : new CellKey(group.kind().code(), group.id(), group.member(),
                             group.window().isPeriod() ? group.window().periodId() : group.window().tag());
         }
-    }
-
-    /** What one decision applied: the window end of each group at the time. */
-    private record Applied(long[] windowEnds, long leaseEnd) {
     }
 
     public MemoryAdmissionStore(Clock clock) {
@@ -105,12 +100,13 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 verdict = PlanRule.decide(plan, counts);
             }
             if (verdict.admitted()) {
-                long[] ends = new long[counts.length];
+                long[] applied = new long[counts.length + 1];
                 for (int i = 0; i < counts.length; i++) {
                     apply(groups.get(i), held[i], plan, now);
-                    ends[i] = held[i].end;
+                    applied[i] = held[i].end;
                 }
-                decisions.put(plan.requestId(), new Applied(ends, keptUntil(plan, ends, now)));
+                applied[counts.length] = keptUntil(plan, applied, now);
+                held[0].recordDecision(plan.requestId(), applied);
             }
             return verdict;
         } finally {
@@ -148,7 +144,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
      */
     private static long keptUntil(Plan plan, long[] windowEnds, long now) {
         long until = now + plan.leaseMillis();
-        for (int i = 0; i < windowEnds.length; i++) {
+        for (int i = 0; i < plan.groups().size(); i++) {
             GroupWindow window = plan.group(i).window();
             if (window.counts() && !window.isPeriod() && plan.group(i).increments().reservesTokens()) {
                 until = Math.max(until, windowEnds[i] + (window.sliding() ? window.millis() : 0));
@@ -187,7 +183,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         List<CounterGroup> groups = plan.groups();
         CounterCell[] held = lock(groups);
         try {
-            Applied applied = decisions.remove(plan.requestId());
+            long[] applied = held[0].forgetDecision(plan.requestId());
             if (applied == null && settlement.cancel()) {
                 cancelled.put(plan.requestId(), now + plan.leaseMillis());
                 return;
@@ -205,7 +201,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 if (group.countsMoney()) {
                     settleMoney(group, cell, plan.requestId(), settlement, now);
                 } else if (group.window().counts()) {
-                    settleCounts(group, cell, applied == null ? null : applied.windowEnds[i], settlement, now);
+                    settleCounts(group, cell, applied != null, applied == null ? 0 : applied[i], settlement, now);
                 }
             }
         } finally {
@@ -214,13 +210,15 @@ public final class MemoryAdmissionStore implements AdmissionStore {
     }
 
     /**
-     * @param windowEnd the end of the window the decision counted in; {@code null} when the store has
-     *                  no record of the decision (its lease ended): the usage then goes to the live window
+     * @param recorded  whether the store has a record of the decision: without one (its lease ended)
+     *                  the usage goes to the live window
+     * @param windowEnd the end of the window the decision counted in (when recorded)
      */
-    private static void settleCounts(CounterGroup group, CounterCell cell, Long windowEnd, Settlement settlement, long now) {
+    private static void settleCounts(CounterGroup group, CounterCell cell, boolean recorded, long windowEnd,
+                                     Settlement settlement, long now) {
         String field = field(group);
         Increments added = group.increments();
-        if (windowEnd == null && settlement.unanswered()) {
+        if (!recorded && settlement.unanswered()) {
             long[] live = liveCounts(cell, field, now, group);
             for (Dimension dimension : Dimension.WINDOWED) {
                 if (!group.limits().limits(dimension)) {
@@ -232,12 +230,12 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             }
             return;
         }
-        long[] counted = windowEnd == null ? null : cell.countsOf(field, windowEnd, now, group.window());
+        long[] counted = recorded ? cell.countsOf(field, windowEnd, now, group.window()) : null;
         for (Dimension dimension : Dimension.WINDOWED) {
             if (!group.limits().limits(dimension)) {
                 continue;
             }
-            long applied = windowEnd == null ? 0 : added.of(dimension);
+            long applied = recorded ? added.of(dimension) : 0;
             if (settlement.cancel()) {
                 if (counted != null) {
                     CounterCell.add(counted, dimension.index(), -applied);
@@ -413,7 +411,6 @@ public final class MemoryAdmissionStore implements AdmissionStore {
     private void sweep() {
         untilSweep.set(SWEEP_EVERY);
         long now = clock.millis();
-        decisions.values().removeIf(applied -> applied.leaseEnd() <= now);
         cancelled.values().removeIf(leaseEnd -> leaseEnd <= now);
         cells.entrySet().removeIf(entry -> {
             CounterCell cell = entry.getValue();
@@ -438,6 +435,15 @@ public final class MemoryAdmissionStore implements AdmissionStore {
 
     /** Decisions not yet settled, for tests of the memory bound. */
     int pendingDecisions() {
-        return decisions.size();
+        int pending = 0;
+        for (CounterCell cell : cells.values()) {
+            cell.lock.lock();
+            try {
+                pending += cell.pendingDecisions();
+            } finally {
+                cell.lock.unlock();
+            }
+        }
+        return pending;
     }
 }
