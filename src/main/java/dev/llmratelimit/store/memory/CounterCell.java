@@ -43,8 +43,9 @@ final class CounterCell {
      * each applied (the window end of each of its groups, then when the record may go).
      */
     private Map<String, long[]> decisions;
-    /** When each pool of a work-conserving model last asked for capacity, by pool index; kept across windows. */
+    /** When each pool of a work-conserving model last asked for capacity, by index in {@link #activityPools}; kept across windows. */
     private long[] asked;
+    private List<String> activityPools = List.of();
     private long lastAsked = Long.MIN_VALUE;
 
     /* Figures of a field: one per windowed dimension (at its index), then money. */
@@ -187,22 +188,38 @@ final class CounterCell {
     }
 
     /** Notes that the pool at {@code index} of the model's {@code pools} asked for capacity at {@code now}. */
-    void asked(int index, int pools, long now) {
-        if (asked == null || asked.length < pools) {
-            long[] grown = new long[pools];
-            Arrays.fill(grown, Long.MIN_VALUE);
-            if (asked != null) {
-                System.arraycopy(asked, 0, grown, 0, asked.length);
-            }
-            asked = grown;
-        }
+    void asked(List<String> pools, int index, long now) {
+        alignActivity(pools);
         asked[index] = now;
         lastAsked = Math.max(lastAsked, now);
     }
 
-    /** Whether the pool at {@code index} asked for capacity within the last {@code window} milliseconds. */
-    boolean askedWithin(int index, long now, long window) {
-        return asked != null && index < asked.length && asked[index] > now - window;
+    /** Whether the pool at {@code index} of the model's {@code pools} asked within the last {@code window} milliseconds. */
+    boolean askedWithin(List<String> pools, int index, long now, long window) {
+        alignActivity(pools);
+        return asked[index] > now - window;
+    }
+
+    /**
+     * Lines the activity up with the model's pools as the policy lists them: a policy reloaded with
+     * other pools keeps each remaining pool's time by name.
+     */
+    private void alignActivity(List<String> pools) {
+        if (pools == activityPools) {
+            return;
+        }
+        if (asked == null || !pools.equals(activityPools)) {
+            long[] aligned = new long[pools.size()];
+            Arrays.fill(aligned, Long.MIN_VALUE);
+            for (int k = 0; asked != null && k < aligned.length; k++) {
+                int before = activityPools.indexOf(pools.get(k));
+                if (before >= 0) {
+                    aligned[k] = asked[before];
+                }
+            }
+            asked = aligned;
+        }
+        activityPools = pools;
     }
 
     /**

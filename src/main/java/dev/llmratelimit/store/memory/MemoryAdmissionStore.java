@@ -122,7 +122,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             if (sharing != null) {
                 active[i] = new boolean[sharing.pools().size()];
                 for (int k = 0; k < active[i].length; k++) {
-                    active[i][k] = held[i].askedWithin(k, now, groups.get(i).window().millis());
+                    active[i][k] = held[i].askedWithin(sharing.pools(), k, now, groups.get(i).window().millis());
                 }
             }
         }
@@ -133,7 +133,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         for (int i = 0; i < groups.size(); i++) {
             PoolSharing sharing = groups.get(i).sharing();
             if (sharing != null) {
-                held[i].asked(sharing.self(), sharing.pools().size(), now);
+                held[i].asked(sharing.pools(), sharing.self(), now);
             }
         }
     }
@@ -291,10 +291,11 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         if (cell == null) {
             return active;
         }
+        List<String> pools = model.pools().get(0).sharing().pools();
         cell.lock.lock();
         try {
             for (int p = 0; p < active.length; p++) {
-                active[p] = cell.askedWithin(p, now, model.model().window().millis());
+                active[p] = cell.askedWithin(pools, p, now, model.model().window().millis());
             }
         } finally {
             cell.lock.unlock();
