@@ -346,8 +346,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
 
     /**
      * Locks the cell of every group in ascending {@link CounterCell#order} (each cell once); returns
-     * each group's cell. A pool group lives in the cell of the model group before it; a group keeps
-     * its cell ({@link CounterGroup#compile}) until a sweep drops it.
+     * each group's cell. A pool group lives in the cell of the model group before it.
      */
     private CounterCell[] lock(List<CounterGroup> groups) {
         int n = groups.size();
@@ -392,13 +391,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 }
             }
         }
-        CounterCell known = (CounterCell) group.compiledBy(this);
-        if (known != null && !known.removed) {
-            return known;                // a stale read is caught once the cell is locked
-        }
-        CounterCell cell = cells.computeIfAbsent(CellKey.of(group), k -> new CounterCell());
-        group.compile(this, cell);
-        return cell;
+        return cells.computeIfAbsent(CellKey.of(group), k -> new CounterCell());
     }
 
     private static void unlock(CounterCell[] held) {
