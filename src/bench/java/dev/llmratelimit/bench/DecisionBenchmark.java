@@ -43,6 +43,7 @@ public class DecisionBenchmark {
     private RateLimiter limiter;
     private RateLimiter measured;
     private RateLimiter workConserving;
+    private RateLimiter fiveLimits;
     private OpenTelemetrySdk sdk;
     private RateLimitRuntime withCallerLimits;
     private CallerPlan callerPlan;
@@ -53,6 +54,7 @@ public class DecisionBenchmark {
     public void setUp() {
         limiter = new RateLimiter(threePoolPolicy(), new MemoryAdmissionStore());
         workConserving = new RateLimiter(workConservingPolicy(), new MemoryAdmissionStore());
+        fiveLimits = new RateLimiter(fiveLimitPolicy(), new MemoryAdmissionStore());
         // Metrics on: the OpenTelemetry SDK with a reader (so every measurement is aggregated), no span current.
         sdk = OpenTelemetrySdk.builder().setMeterProvider(SdkMeterProvider.builder()
                 .registerMetricReader(InMemoryMetricReader.create()).build()).build();
@@ -88,6 +90,13 @@ public class DecisionBenchmark {
                 "reservation.prod=0.5", "reservation.dev=0.2", "window=60s", "fairness=work-conserving");
     }
 
+    /** The same model and pools with rpm, tpm, itpm, otpm and rpd: five limits over two windows (a minute, a day). */
+    static RateLimitPolicy fiveLimitPolicy() {
+        return Policies.policy("models.gpt-4o.rpm=" + RPM, "models.gpt-4o.tpm=" + TPM, "models.gpt-4o.itpm=" + TPM,
+                "models.gpt-4o.otpm=" + TPM, "models.gpt-4o.rpd=" + RPM, "reservation.prod=0.5", "reservation.dev=0.2",
+                "window=60s");
+    }
+
     private static Bandwidth minuteLimit(long capacity) {
         return Bandwidth.builder().capacity(capacity).refillGreedy(capacity, Duration.ofMinutes(1)).build();
     }
@@ -107,6 +116,14 @@ public class DecisionBenchmark {
     @Benchmark
     public Admission rateLimiterWorkConserving() {
         Admission admission = workConserving.admit(AdmissionRequest.of("gpt-4o", "prod", null));
+        admission.abort();
+        return admission;
+    }
+
+    /** The same with rpm, tpm, itpm, otpm and rpd on the model: the day's model and pool groups too. */
+    @Benchmark
+    public Admission rateLimiterFiveLimits() {
+        Admission admission = fiveLimits.admit(AdmissionRequest.of("gpt-4o", "prod", null));
         admission.abort();
         return admission;
     }

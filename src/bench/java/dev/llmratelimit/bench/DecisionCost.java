@@ -34,7 +34,7 @@ final class DecisionCost {
         List<Cost> costs = new ArrayList<>();
         for (int threads : new int[] {1, 2}) {
             for (String benchmark : List.of("rateLimiter", "rateLimiterWithMetrics", "rateLimiterWithCallerLimits",
-                    "rateLimiterWorkConserving", "bucket4jTwoBuckets")) {
+                    "rateLimiterWorkConserving", "rateLimiterFiveLimits", "bucket4jTwoBuckets")) {
                 costs.add(run(benchmark, threads));
             }
         }
@@ -109,12 +109,21 @@ final class DecisionCost {
         report.paragraph("With `fairness=work-conserving` (the pools asked within the window are read and the request's "
                 + "pool marked, under the same lock), a decision costs " + Report.ratio(fairnessRatio)
                 + " the decision without it (average, one thread).");
+        double fiveLimitsRatio = find(costs, "rateLimiterFiveLimits", 1).average() / ours.average();
+        report.paragraph("With `rpm`, `tpm`, `itpm`, `otpm` and `rpd` on the model (five limits, a minute's and a day's "
+                + "model and pool groups), a decision costs " + Report.ratio(fiveLimitsRatio) + " the `rpm` + `tpm` "
+                + "decision (average, one thread).");
+        double callersRatio = withCallers.average() / theirs.average();
         report.target("median decision <= 1 us on one thread", ours.p50() <= 1_000, Report.fixed(ours.p50(), 0) + " ns")
                 .target("work-conserving fairness costs at most 1.2x (average, one thread)", fairnessRatio <= 1.2,
                         Report.ratio(fairnessRatio))
                 .target("metrics on cost at most 10 % more (average, one thread)", metricsRatio <= 1.10,
                         Report.ratio(metricsRatio))
                 .target("within 2x of Bucket4j's cost on one thread (average)", ratio <= 2.0, Report.ratio(ratio))
+                .target("with caller limits, within 3x of Bucket4j's cost on one thread (average)", callersRatio <= 3.0,
+                        Report.ratio(callersRatio))
+                .target("rpm+tpm+itpm+otpm+rpd on the model costs at most 1.3x the rpm+tpm decision (average, one thread)",
+                        fiveLimitsRatio <= 1.3, Report.ratio(fiveLimitsRatio))
                 .endTargets();
     }
 
@@ -124,6 +133,7 @@ final class DecisionCost {
             case "rateLimiterWithCallerLimits" -> "llm-ratelimit (memory) + caller limits";
             case "rateLimiterWithMetrics" -> "llm-ratelimit (memory) + OpenTelemetry metrics";
             case "rateLimiterWorkConserving" -> "llm-ratelimit (memory), fairness=work-conserving";
+            case "rateLimiterFiveLimits" -> "llm-ratelimit (memory), rpm+tpm+itpm+otpm+rpd";
             default -> "Bucket4j, 2 local buckets";
         };
     }

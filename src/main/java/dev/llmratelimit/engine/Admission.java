@@ -4,7 +4,8 @@ import dev.llmratelimit.policy.RateLimitType;
 import dev.llmratelimit.usage.Usage;
 
 import java.time.Clock;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 
 /**
  * The ticket of one request: the outcome of its decision, and the obligation to finish it exactly
@@ -29,9 +30,21 @@ public final class Admission {
         STORE_FAILED_CLOSED
     }
 
+    private static final VarHandle FINISHED;
+
+    static {
+        try {
+            FINISHED = MethodHandles.lookup().findVarHandle(Admission.class, "finished", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private static final ThrottledLog SETTLE_FAILURES = new ThrottledLog(Admission.class, System.Logger.Level.WARNING);
     private static final Admission UNLIMITED = new Admission(Outcome.UNLIMITED, null, null, false, null, RateLimitType.TOTAL, null,
-            Clock.systemUTC(), DecisionObserver.NONE);
+            Clock.systemUTC(), DecisionObserver.NONE, 0);
+    /** An abort's settlement: nothing used, every reservation refunded. */
+    private static final Settlement NOTHING_USED = Settlement.of(0, 0, 0, 0);
 
     private final Outcome outcome;
     private final Plan plan;
@@ -43,15 +56,18 @@ public final class Admission {
     private final Clock clock;
     private final DecisionObserver observer;
     private final long decidedAt;
-    private final AtomicBoolean finished = new AtomicBoolean();
+    /** Set by the first finishing call ({@link #FINISHED}). */
+    private volatile boolean finished;
     private String unpricedModel;
 
     /**
      * @param expectedOutput what the response teaches the expectation the estimate used; {@code null} if none
      * @param observer       told of the usage and of a settlement the store failed
+     * @param decidedAt      {@code clock}'s time when the decision began: the lease counts from it
      */
     Admission(Outcome outcome, Plan plan, Verdict verdict, boolean shadow, AdmissionStore store,
-              RateLimitType rateLimitType, ExpectedOutput.Lesson expectedOutput, Clock clock, DecisionObserver observer) {
+              RateLimitType rateLimitType, ExpectedOutput.Lesson expectedOutput, Clock clock, DecisionObserver observer,
+              long decidedAt) {
         this.outcome = outcome;
         this.plan = plan;
         this.verdict = verdict;
@@ -61,7 +77,7 @@ public final class Admission {
         this.expectedOutput = expectedOutput;
         this.clock = clock;
         this.observer = observer;
-        this.decidedAt = clock.millis();
+        this.decidedAt = decidedAt;
     }
 
     static Admission unlimited() {
@@ -70,9 +86,9 @@ public final class Admission {
 
     /** A request refused before any store call because a budget applies to a model without a price. */
     static Admission unpriced(String model, boolean shadow, AdmissionStore store, RateLimitType rateLimitType, Clock clock,
-                              DecisionObserver observer) {
+                              DecisionObserver observer, long decidedAt) {
         Admission admission = new Admission(Outcome.UNPRICED_MODEL, null, null, shadow, store, rateLimitType, null, clock,
-                observer);
+                observer, decidedAt);
         admission.unpricedModel = model;
         return admission;
     }
@@ -178,7 +194,7 @@ public final class Admission {
      */
     public void abort() {
         if (finish()) {
-            settle(Settlement.of(0, 0, 0, 0));
+            settle(NOTHING_USED);
         }
     }
 
@@ -187,7 +203,7 @@ public final class Admission {
      * one, or one served without the decision's answer (fail-open), which is counted all the same.
      */
     private boolean finish() {
-        return finished.compareAndSet(false, true)
+        return FINISHED.compareAndSet(this, false, true)
                 && (outcome == Outcome.ADMITTED || outcome == Outcome.STORE_FAILED_OPEN);
     }
 
@@ -206,7 +222,8 @@ public final class Admission {
     }
 
     private void settle(Settlement settlement) {
-        boolean late = clock.millis() - decidedAt >= plan.leaseMillis();
+        long now = clock.millis();
+        boolean late = now - decidedAt >= plan.leaseMillis();
         if (late) {
             settlement = settlement.asLate();
         }
@@ -214,7 +231,7 @@ public final class Admission {
             settlement = settlement.asUnanswered();
         }
         try {
-            store.settle(plan, settlement);
+            store.settle(plan, settlement, clock, now);
         } catch (StoreUnavailableException e) {
             observer.storeFailed(DecisionObserver.StoreOperation.RECORD);
             SETTLE_FAILURES.log("Could not settle a request; its slots and reservation end with their lease", e);

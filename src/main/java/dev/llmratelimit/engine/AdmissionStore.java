@@ -1,5 +1,6 @@
 package dev.llmratelimit.engine;
 
+import java.time.Clock;
 import java.util.List;
 
 /**
@@ -28,6 +29,14 @@ public interface AdmissionStore extends AutoCloseable {
     Verdict decide(Plan plan);
 
     /**
+     * {@link #decide(Plan)} for a caller that has just read {@code clock} as {@code now}: a store
+     * whose counters run on the same clock decides at {@code now} instead of reading it again.
+     */
+    default Verdict decide(Plan plan, Clock clock, long now) {
+        return decide(plan);
+    }
+
+    /**
      * Finishes the decision {@link Plan#requestId()} named: records the usage, settles reservations,
      * releases slots, and forgets the decision, so a second call changes nothing. A decision the
      * store has no record of (never applied, already finished, or its lease ended) is left alone,
@@ -39,6 +48,14 @@ public interface AdmissionStore extends AutoCloseable {
      * @throws StoreUnavailableException when the store cannot answer
      */
     void settle(Plan plan, Settlement settlement);
+
+    /**
+     * {@link #settle(Plan, Settlement)} for a caller that has just read {@code clock} as {@code now}:
+     * a store whose counters run on the same clock settles at {@code now} instead of reading it again.
+     */
+    default void settle(Plan plan, Settlement settlement, Clock clock, long now) {
+        settle(plan, settlement);
+    }
 
     /**
      * A model's counters as its next decision would see them now, read without starting, rolling or

@@ -37,7 +37,7 @@ public record CounterGroup(GroupKind kind, String id, String member, GroupWindow
 
     /** The same group with other increments (a request's token estimate, its worst-case cost). */
     public CounterGroup withIncrements(Increments other) {
-        return other.equals(increments) ? this
+        return other == increments || other.equals(increments) ? this
                 : new CounterGroup(kind, id, member, window, limits, enforcement, other, sharing);
     }
 
@@ -51,8 +51,8 @@ public record CounterGroup(GroupKind kind, String id, String member, GroupWindow
 
     /** A work-conserving pool as decided with these pools active: its limits are its share among them. */
     public CounterGroup among(boolean[] activePools) {
-        return new CounterGroup(kind, id, member, window, sharing.limitsAmong(activePools), enforcement, increments,
-                sharing.among(activePools));
+        PoolSharing.Decided decided = sharing.decided(activePools);
+        return new CounterGroup(kind, id, member, window, decided.limits(), enforcement, increments, decided.sharing());
     }
 
     /** Whether settling a request changes this group's tokens (it limits tokens of some kind). */

@@ -29,17 +29,17 @@ final class ModelPlans {
         Enforcement poolEnforcement = model.poolsEnforced()
                 ? Enforcement.whenSaturated(model.saturationThreshold()) : Enforcement.TRACKED;
         List<ModelGroups.Window> modelWindows = new ArrayList<>();
+        List<String> pools = List.copyOf(model.poolNames());
         for (ScopeWindows.Window window : windows.of(model.limits(), true)) {
             CounterGroup modelGroup = new CounterGroup(GroupKind.MODEL, model.name(), "", window.window(),
                     new Limits(window.limits(), Limits.NONE, Limits.NONE), Enforcement.ALWAYS, oneRequest);
             noteSmallest(window.limits());
-            List<String> pools = model.poolNames();
             List<CounterGroup> poolGroups = new ArrayList<>(pools.size());
             for (int self = 0; self < pools.size(); self++) {
                 String pool = pools.get(self);
                 CounterGroup poolGroup = new CounterGroup(GroupKind.POOL, model.name(), pool, window.window(),
                         new Limits(shares(window.limits(), model.shareOf(pool)), Limits.NONE, Limits.NONE),
-                        poolEnforcement, oneRequest, sharing(model, self, window.limits()));
+                        poolEnforcement, oneRequest, sharing(model, pools, self, window.limits()));
                 poolGroups.add(poolGroup);
                 List<CounterGroup> groups = planGroups.computeIfAbsent(pool, p -> new ArrayList<>(2));
                 groups.add(modelGroup);
@@ -51,15 +51,18 @@ final class ModelPlans {
             expectedOutputs.put(pool, new ExpectedOutput(model.expectedOutputTokens(), model.expectedOutputMinTokens(),
                     windowMillis, clock));
         }
+        planGroups.replaceAll((pool, groups) -> List.copyOf(groups));
         groups = new ModelGroups(model.name(), modelWindows);
     }
 
-    /** Work-conserving fairness of pool {@code self} in a window with these limits; {@code null} for fixed shares. */
-    private static PoolSharing sharing(ModelPolicy model, int self, long[] limits) {
+    /**
+     * Work-conserving fairness of pool {@code self} of {@code pools} in a window with these limits;
+     * {@code null} for fixed shares. Every sharing of the model holds the same list of pools.
+     */
+    private static PoolSharing sharing(ModelPolicy model, List<String> pools, int self, long[] limits) {
         if (model.fairness() != Fairness.WORK_CONSERVING || !model.poolsEnforced()) {
             return null;
         }
-        List<String> pools = model.poolNames();
         double[] shares = new double[pools.size()];
         for (int p = 0; p < shares.length; p++) {
             shares[p] = model.shareOf(pools.get(p));

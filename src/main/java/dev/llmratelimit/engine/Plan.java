@@ -80,12 +80,12 @@ public record Plan(String requestId, String model, String pool, List<CounterGrou
      * active ({@code active[i]} for group {@code i}, {@code null} for the other groups).
      */
     public Plan among(boolean[][] active) {
-        List<CounterGroup> decided = new ArrayList<>(groups.size());
-        for (int i = 0; i < groups.size(); i++) {
+        CounterGroup[] decided = new CounterGroup[groups.size()];
+        for (int i = 0; i < decided.length; i++) {
             CounterGroup group = groups.get(i);
-            decided.add(group.sharing() == null ? group : group.among(active[i]));
+            decided[i] = group.sharing() == null ? group : group.among(active[i]);
         }
-        return new Plan(requestId, model, pool, decided, leaseMillis, cost);
+        return new Plan(requestId, model, pool, List.of(decided), leaseMillis, cost);
     }
 
     /**

@@ -12,24 +12,60 @@ import java.util.List;
  * While the model is saturated the pool is held to its share re-normalised over the pools active
  * in the window: a pool is active while it asked for capacity within the last window length, and
  * the asking pool always is. The store reads which pools are active in the same atomic step as the
- * counters and decides on {@link #among the pool's limits at that moment}.
- *
- * @param pools    every pool of the model, in the policy's order (the default pool first)
- * @param shares   each pool's configured share, in that order
- * @param self     this pool's index in {@code pools}
- * @param capacity the model's limit per {@link Dimension#WINDOWED} in this window ({@link Limits#NONE}: none)
- * @param active   which pools were active when the decision was made; {@code null} before it
+ * counters and decides with {@link #decided the pool's limits at that moment}.
  */
-public record PoolSharing(List<String> pools, double[] shares, int self, long[] capacity, boolean[] active) {
+public final class PoolSharing {
 
-    public PoolSharing {
-        pools = List.copyOf(pools);
-        shares = shares.clone();
-        capacity = capacity.clone();
-        active = active == null ? null : active.clone();
+    /** Models with at most this many pools keep every decided sharing (one per set of active pools). */
+    private static final int CACHED_POOLS = 10;
+
+    private final List<String> pools;
+    private final double[] shares;
+    private final int self;
+    private final long[] capacity;
+    private final boolean[] active;
+    /** By bit mask of the active pools (self included): the limits and sharing decided, built on first use. */
+    private final Decided[] decided;
+
+    /** A pool's limits and sharing with one set of pools active. */
+    public record Decided(Limits limits, PoolSharing sharing) {
+    }
+
+    public PoolSharing(List<String> pools, double[] shares, int self, long[] capacity, boolean[] active) {
+        this.pools = List.copyOf(pools);
+        this.shares = shares.clone();
+        this.self = self;
+        this.capacity = capacity.clone();
+        this.active = active == null ? null : active.clone();
         if (shares.length != pools.size() || self < 0 || self >= shares.length) {
             throw new IllegalArgumentException("One share per pool, and the pool among them");
         }
+        this.decided = active == null && pools.size() <= CACHED_POOLS ? new Decided[1 << pools.size()] : null;
+    }
+
+    /** Every pool of the model, in the policy's order (the default pool first). */
+    public List<String> pools() {
+        return pools;
+    }
+
+    /** Each pool's configured share, in that order. */
+    public double[] shares() {
+        return shares;
+    }
+
+    /** This pool's index in {@link #pools()}. */
+    public int self() {
+        return self;
+    }
+
+    /** The model's limit per {@link Dimension#WINDOWED} in this window ({@link Limits#NONE}: none). */
+    public long[] capacity() {
+        return capacity;
+    }
+
+    /** Which pools were active when the decision was made; {@code null} before it. */
+    public boolean[] active() {
+        return active;
     }
 
     /** The share re-normalised over the active pools (the asking pool is always one of them). */
@@ -51,6 +87,28 @@ public record PoolSharing(List<String> pools, double[] shares, int self, long[] 
             limits[d] = capacity[d] < 0 ? Limits.NONE : ModelPolicy.poolLimit(capacity[d], share);
         }
         return new Limits(limits, Limits.NONE, Limits.NONE);
+    }
+
+    /**
+     * The pool's limits and this sharing as decided with these pools active; built once per set of
+     * active pools (models with few pools), so a decision allocates nothing for it.
+     */
+    public Decided decided(boolean[] activePools) {
+        if (decided == null) {
+            return new Decided(limitsAmong(activePools), among(activePools));
+        }
+        int mask = 1 << self;
+        for (int k = 0; k < activePools.length; k++) {
+            if (activePools[k]) {
+                mask |= 1 << k;
+            }
+        }
+        Decided known = decided[mask];
+        if (known == null) {
+            known = new Decided(limitsAmong(activePools), among(activePools));
+            decided[mask] = known;   // immutable: a racing thread at worst builds its own
+        }
+        return known;
     }
 
     /** This sharing as decided with these pools active. */

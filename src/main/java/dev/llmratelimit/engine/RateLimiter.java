@@ -25,6 +25,9 @@ public final class RateLimiter {
     /** How long a parallel slot and a decision's record live when the configuration says nothing. */
     public static final long DEFAULT_LEASE_MILLIS = 600_000;
 
+    /** What a request adds to its model and pool groups when it reserves no tokens. */
+    private static final Increments ONE_REQUEST = new Increments(1, 0, 0, false);
+
     private static final ThrottledLog STORE_FAILURES = new ThrottledLog(RateLimiter.class, System.Logger.Level.WARNING);
 
     private final RateLimitPolicy policy;
@@ -33,7 +36,7 @@ public final class RateLimiter {
     private final long leaseMillis;
     private final List<PlanExtension> extensions;
     private final DecisionObserver observer;
-    private final ScopeWindows windows;
+    private final CallerGroups callerGroups;
     private final Map<String, ModelPlans> plans = new HashMap<>();
     private final RefusalHints hints = new RefusalHints();
     private final String instanceId = Long.toString(new SecureRandom().nextLong() & Long.MAX_VALUE, 36);
@@ -64,7 +67,9 @@ public final class RateLimiter {
         this.leaseMillis = leaseMillis;
         this.extensions = List.copyOf(extensions);
         this.observer = observer;
-        this.windows = new ScopeWindows(policy.window().toMillis(), policy.windowMode() == WindowMode.SLIDING);
+        boolean sliding = policy.windowMode() == WindowMode.SLIDING;
+        ScopeWindows windows = new ScopeWindows(policy.window().toMillis(), sliding);
+        this.callerGroups = new CallerGroups(windows, policy.window().toMillis(), sliding);
         policy.models().forEach((name, model) -> plans.put(name,
                 new ModelPlans(model, windows, policy.window().toMillis(), clock::millis)));
     }
@@ -75,6 +80,9 @@ public final class RateLimiter {
 
     /** Decides one request: one store call, whatever limits apply. */
     public Admission admit(AdmissionRequest request) {
+        if (observer == DecisionObserver.NONE) {
+            return decide(request);
+        }
         long start = System.nanoTime();
         Admission admission = decide(request);
         observer.decided(admission, System.nanoTime() - start);
@@ -111,14 +119,20 @@ public final class RateLimiter {
         ModelPlans modelPlans = plans.get(request.model());
         if (modelPlans == null) {
             return policy.rejectUnknownModels()
-                    ? admission(Admission.Outcome.UNKNOWN_MODEL, null, null, null)
+                    ? admission(Admission.Outcome.UNKNOWN_MODEL, null, null, null, 0)
                     : admitUnconfigured(request);
         }
         String pool = modelPlans.model.poolOf(request.preferred(), request.fallback());
-        List<CounterGroup> groups = new ArrayList<>(5);
-        addCallerGroups(request.callers(), groups);
-        int modelAt = groups.size();
-        groups.addAll(modelPlans.groupsOf(pool));
+        List<CounterGroup> groups = modelPlans.groupsOf(pool);
+        List<CounterGroup> callerGroups = this.callerGroups.of(request.callers());
+        int modelAt = callerGroups.size();
+        if (modelAt > 0) {
+            CounterGroup[] all = new CounterGroup[modelAt + groups.size()];
+            for (int i = 0; i < all.length; i++) {
+                all[i] = i < modelAt ? callerGroups.get(i) : groups.get(i - modelAt);
+            }
+            groups = List.of(all);
+        }
         long now = clock.millis();
         Estimate estimate = new Estimate(request, modelPlans, pool, hints.anyHinted(groups, now));
         Admission admission = decide(request, modelPlans, pool, groups, modelAt, estimate, now);
@@ -165,8 +179,7 @@ public final class RateLimiter {
      * nothing applies.
      */
     private Admission admitUnconfigured(AdmissionRequest request) {
-        List<CounterGroup> groups = new ArrayList<>(4);
-        addCallerGroups(request.callers(), groups);
+        List<CounterGroup> groups = new ArrayList<>(callerGroups.of(request.callers()));
         UsageCost cost = UsageCost.FREE;
         if (!extensions.isEmpty()) {
             PlanExtension.TokenEstimate estimate = new UnconfiguredEstimate(request);
@@ -182,11 +195,12 @@ public final class RateLimiter {
         if (groups.isEmpty()) {
             return Admission.unlimited();
         }
-        return decide(new Plan(requestId(request), request.model(), "", groups, lease(request), cost), clock.millis(), null);
+        long now = clock.millis();
+        return decide(new Plan(requestId(request), request.model(), "", groups, lease(request), cost), now, null);
     }
 
     private Admission unpriced(AdmissionRequest request) {
-        return Admission.unpriced(request.model(), shadow(), store, policy.rateLimitType(), clock, observer);
+        return Admission.unpriced(request.model(), shadow(), store, policy.rateLimitType(), clock, observer, clock.millis());
     }
 
     private String requestId(AdmissionRequest request) {
@@ -201,7 +215,7 @@ public final class RateLimiter {
     private Admission decide(Plan plan, long now, ExpectedOutput.Lesson taught) {
         Verdict verdict;
         try {
-            verdict = store.decide(plan);
+            verdict = store.decide(plan, clock, now);
         } catch (StoreUnavailableException e) {
             observer.storeFailed(DecisionObserver.StoreOperation.DECIDE);
             boolean open = policy.onStoreFailure() == StoreFailureMode.FAIL_OPEN && !e.stopping();
@@ -211,20 +225,23 @@ public final class RateLimiter {
                 cancelQuietly(plan);   // a refused request must count nothing, even if its decision runs late
             }
             return admission(open ? Admission.Outcome.STORE_FAILED_OPEN : Admission.Outcome.STORE_FAILED_CLOSED,
-                    plan, null, null);
+                    plan, null, null, now);
         } catch (RuntimeException e) {
             cancelQuietly(plan);       // whatever an unexpected failure may have applied must not stay
             throw e;
         }
         if (!verdict.admitted()) {
             hints.note(verdict.refusal(), now);
-            return admission(Admission.Outcome.REFUSED, plan, verdict, null);
+            return admission(Admission.Outcome.REFUSED, plan, verdict, null, now);
         }
-        return admission(Admission.Outcome.ADMITTED, plan, verdict, taught);
+        return admission(Admission.Outcome.ADMITTED, plan, verdict, taught, now);
     }
 
-    private Admission admission(Admission.Outcome outcome, Plan plan, Verdict verdict, ExpectedOutput.Lesson taught) {
-        return new Admission(outcome, plan, verdict, shadow(), store, policy.rateLimitType(), taught, clock, observer);
+    /** @param decidedAt the engine's clock when the decision began (the lease counts from it) */
+    private Admission admission(Admission.Outcome outcome, Plan plan, Verdict verdict, ExpectedOutput.Lesson taught,
+                                long decidedAt) {
+        return new Admission(outcome, plan, verdict, shadow(), store, policy.rateLimitType(), taught, clock, observer,
+                decidedAt);
     }
 
     private void cancelQuietly(Plan plan) {
@@ -232,37 +249,6 @@ public final class RateLimiter {
             store.settle(plan, Settlement.CANCEL);
         } catch (RuntimeException e) {
             STORE_FAILURES.log("Could not cancel a failed decision; its slots end with their lease", e);
-        }
-    }
-
-    /**
-     * The groups of each caller scope: one per window its limits use, the configured window's first;
-     * that first group also holds the scope's parallel slots (alone, without a window, when the
-     * scope limits nothing in the configured window).
-     */
-    private void addCallerGroups(CallerPlan callers, List<CounterGroup> groups) {
-        if (callers == null) {
-            return;
-        }
-        ScopeWindows callerWindows = callers.windowMillis() == policy.window().toMillis() ? windows
-                : new ScopeWindows(callers.windowMillis(), policy.windowMode() == WindowMode.SLIDING);
-        for (CallerCounter counter : callers.counters()) {
-            GroupKind kind = counter.scope().kind();
-            long parallel = Limits.configured(counter.maxParallelRequests());
-            boolean slot = parallel > 0;
-            List<ScopeWindows.Window> scopeWindows = callerWindows.of(counter.limits(), false);
-            boolean slotAlone = slot && (scopeWindows.isEmpty() || !scopeWindows.get(0).window().tag().isEmpty());
-            if (slotAlone) {
-                groups.add(new CounterGroup(kind, counter.id(), "", GroupWindow.NONE,
-                        new Limits(Limits.NONE, Limits.NONE, parallel, Limits.NONE), Enforcement.ALWAYS,
-                        new Increments(0, 0, 0, true)));
-            }
-            for (ScopeWindows.Window window : scopeWindows) {
-                boolean holdsSlot = slot && !slotAlone && window.window().tag().isEmpty();
-                groups.add(new CounterGroup(kind, counter.id(), "", window.window(),
-                        new Limits(window.limits(), holdsSlot ? parallel : Limits.NONE, Limits.NONE),
-                        Enforcement.ALWAYS, new Increments(1, 0, 0, holdsSlot)));
-            }
         }
     }
 
@@ -312,13 +298,14 @@ public final class RateLimiter {
          * a reservation, the request alone.
          */
         Increments reserved() {
+            if (policy.tokenAdmission() != TokenAdmission.RESERVE) {
+                return ONE_REQUEST;
+            }
             long[] added = new long[Dimension.WINDOWED.size()];
             added[Dimension.REQUESTS.index()] = 1;
-            if (policy.tokenAdmission() == TokenAdmission.RESERVE) {
-                reserve(added, Dimension.TOKENS);
-                reserve(added, Dimension.INPUT_TOKENS);
-                reserve(added, Dimension.OUTPUT_TOKENS);
-            }
+            reserve(added, Dimension.TOKENS);
+            reserve(added, Dimension.INPUT_TOKENS);
+            reserve(added, Dimension.OUTPUT_TOKENS);
             return new Increments(added, 0, false);
         }
 

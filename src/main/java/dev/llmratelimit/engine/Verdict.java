@@ -26,9 +26,8 @@ public record Verdict(Refusal refusal, boolean strict, double saturation, long[]
         this(refusal, strict, saturation, limits, remaining, resetMillis, budget, null);
     }
 
+    /** The arrays are taken as they are: whoever builds a verdict hands its arrays over and changes them no more. */
     public Verdict {
-        limits = limits.clone();
-        remaining = remaining.clone();
         if (budget == null) {
             budget = BudgetFigures.NONE;
         }

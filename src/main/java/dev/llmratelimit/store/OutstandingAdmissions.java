@@ -9,6 +9,7 @@ import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.StoreUnavailableException;
 import dev.llmratelimit.engine.Verdict;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -47,6 +48,12 @@ public final class OutstandingAdmissions implements AdmissionStore {
 
     @Override
     public Verdict decide(Plan plan) {
+        return decide(plan, null, 0);
+    }
+
+    /** Passes the caller's clock reading on ({@code clock == null}: none). */
+    @Override
+    public Verdict decide(Plan plan, Clock clock, long now) {
         deciding.incrementAndGet();          // before the check, so a stop that began sees this decision or refuses it
         try {
             if (stopping) {
@@ -54,7 +61,7 @@ public final class OutstandingAdmissions implements AdmissionStore {
             }
             Verdict verdict;
             try {
-                verdict = delegate.decide(plan);
+                verdict = clock == null ? delegate.decide(plan) : delegate.decide(plan, clock, now);
             } catch (StoreUnavailableException e) {
                 if (e.mayHaveRun()) {
                     outstanding.put(plan.requestId(), new Outstanding(plan, true));   // served (fail-open) or cancelled: settled either way
@@ -73,8 +80,18 @@ public final class OutstandingAdmissions implements AdmissionStore {
     /** Whoever removes a decision settles it: its call, or the stop; the stop marks its own first. */
     @Override
     public void settle(Plan plan, Settlement settlement) {
+        settle(plan, settlement, null, 0);
+    }
+
+    /** Passes the caller's clock reading on ({@code clock == null}: none). */
+    @Override
+    public void settle(Plan plan, Settlement settlement, Clock clock, long now) {
         if (outstanding.remove(plan.requestId()) != null || !settledAtStop.contains(plan.requestId())) {
-            delegate.settle(plan, settlement);
+            if (clock == null) {
+                delegate.settle(plan, settlement);
+            } else {
+                delegate.settle(plan, settlement, clock, now);
+            }
         }
     }
 

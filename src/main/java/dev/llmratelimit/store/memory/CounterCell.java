@@ -8,28 +8,44 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The counters of one window holder (a model with its pools, a caller scope, a budget period): the
  * live and the previous window's counts per field (the model's own is {@code ""}, a pool's its
  * name) and the parallel slots in flight. Guarded by its lock; a swept cell is marked removed so a
- * thread that found it before the sweep looks again.
+ * thread that found it before the sweep looks again. Cells are locked in the order of their
+ * {@link #order} number, so two plans never deadlock.
  */
 final class CounterCell {
 
+    private static final AtomicLong CREATED = new AtomicLong();
+    /** Counts of a field nothing was counted in yet: never written. */
+    private static final long[] NOTHING = new long[Dimension.WINDOWED.size()];
+
     final ReentrantLock lock = new ReentrantLock();
+    /** Where the cell comes in the order every plan locks its cells in: unique, fixed. */
+    final long order = CREATED.incrementAndGet();
     boolean removed;
     long end = Long.MIN_VALUE;
     private GroupWindow window = GroupWindow.NONE;
     private Map<String, long[]> current = new HashMap<>(4);
     private Map<String, long[]> previous = new HashMap<>(4);
     /** Request id to lease end. */
-    final Map<String, Long> slots = new HashMap<>(4);
+    private final Map<String, Long> slots = new HashMap<>(4);
+    /** No slot's lease ends before this: until then no slot needs to be looked at to expire it. */
+    private long earliestLease = Long.MAX_VALUE;
     /** A budget period's reservations, created on first use. */
     private MoneyReservations reservations;
-    /** When each pool of a work-conserving model last asked for capacity; kept across windows. */
-    private Map<String, Long> asked;
+    /**
+     * The decisions not yet settled whose plan starts with this cell's group: request id to what
+     * each applied (the window end of each of its groups, then when the record may go).
+     */
+    private Map<String, long[]> decisions;
+    /** When each pool of a work-conserving model last asked for capacity, by index in {@link #activityPools}; kept across windows. */
+    private long[] asked;
+    private List<String> activityPools = List.of();
     private long lastAsked = Long.MIN_VALUE;
 
     /* Figures of a field: one per windowed dimension (at its index), then money. */
@@ -62,21 +78,40 @@ final class CounterCell {
         }
     }
 
-    GroupCounts read(String field, long now, long leaseNow) {
+    /**
+     * The counts of a field for a decision at {@code now}. They are the cell's own arrays, not
+     * copies: read them only while holding the lock, before anything is applied.
+     */
+    GroupCounts read(String field, long now) {
         long[] live = current.get(field);
         long[] before = previous.get(field);
-        int dimensions = Dimension.WINDOWED.size();
-        long[] liveCounts = live == null ? new long[dimensions] : Arrays.copyOf(live, dimensions);
-        long[] previousCounts = before == null ? new long[dimensions] : Arrays.copyOf(before, dimensions);
-        return new GroupCounts(liveCounts, previousCounts, live == null ? 0 : live[MICROS], live == null ? 0 : live[RESERVED],
-                inFlight(leaseNow), Math.max(0, end - now), end);
+        return new GroupCounts(live == null ? NOTHING : live, before == null ? NOTHING : before,
+                live == null ? 0 : live[MICROS], live == null ? 0 : live[RESERVED], inFlight(now), Math.max(0, end - now), end);
     }
 
+    /** The slots in flight at {@code now}; slots whose lease ended are dropped. */
     int inFlight(long now) {
-        if (!slots.isEmpty()) {
+        if (now >= earliestLease) {
             slots.values().removeIf(leaseEnd -> leaseEnd <= now);
+            earliestLease = Long.MAX_VALUE;
+            for (long leaseEnd : slots.values()) {
+                earliestLease = Math.min(earliestLease, leaseEnd);
+            }
         }
         return slots.size();
+    }
+
+    /** Holds a parallel slot for the request until {@code leaseEnd}. */
+    void holdSlot(String requestId, long leaseEnd) {
+        slots.put(requestId, leaseEnd);
+        earliestLease = Math.min(earliestLease, leaseEnd);
+    }
+
+    /** Gives the request's slot back, if it holds one. */
+    void releaseSlot(String requestId) {
+        if (!slots.isEmpty()) {
+            slots.remove(requestId);
+        }
     }
 
     /**
@@ -152,26 +187,72 @@ final class CounterCell {
         }
     }
 
-    /** Notes that a pool asked for capacity at {@code now}. */
-    void asked(String pool, long now) {
-        if (asked == null) {
-            asked = new HashMap<>(4);
-        }
-        asked.put(pool, now);
+    /** Notes that the pool at {@code index} of the model's {@code pools} asked for capacity at {@code now}. */
+    void asked(List<String> pools, int index, long now) {
+        alignActivity(pools);
+        asked[index] = now;
         lastAsked = Math.max(lastAsked, now);
     }
 
-    /** Whether a pool asked for capacity within the last {@code window} milliseconds. */
-    boolean askedWithin(String pool, long now, long window) {
-        Long at = asked == null ? null : asked.get(pool);
-        return at != null && at > now - window;
+    /** Whether the pool at {@code index} of the model's {@code pools} asked within the last {@code window} milliseconds. */
+    boolean askedWithin(List<String> pools, int index, long now, long window) {
+        alignActivity(pools);
+        return asked[index] > now - window;
     }
 
-    /** Whether nothing in the cell counts any more at {@code now}: no counter, slot or active pool. */
+    /**
+     * Lines the activity up with the model's pools as the policy lists them: a policy reloaded with
+     * other pools keeps each remaining pool's time by name.
+     */
+    private void alignActivity(List<String> pools) {
+        if (pools == activityPools) {
+            return;
+        }
+        if (asked == null || !pools.equals(activityPools)) {
+            long[] aligned = new long[pools.size()];
+            Arrays.fill(aligned, Long.MIN_VALUE);
+            for (int k = 0; asked != null && k < aligned.length; k++) {
+                int before = activityPools.indexOf(pools.get(k));
+                if (before >= 0) {
+                    aligned[k] = asked[before];
+                }
+            }
+            asked = aligned;
+        }
+        activityPools = pools;
+    }
+
+    /**
+     * Keeps what a decision applied: the window end of each of its groups, then until when the
+     * record is kept (settled or not).
+     */
+    void recordDecision(String requestId, long[] applied) {
+        if (decisions == null) {
+            decisions = new HashMap<>(4);
+        }
+        decisions.put(requestId, applied);
+    }
+
+    /** Forgets a decision; returns its record ({@link #recordDecision}), {@code null} without one. */
+    long[] forgetDecision(String requestId) {
+        return decisions == null ? null : decisions.remove(requestId);
+    }
+
+    int pendingDecisions() {
+        return decisions == null ? 0 : decisions.size();
+    }
+
+    /**
+     * Whether nothing in the cell counts any more at {@code now}: no counter, slot, decision record
+     * or active pool. Records kept past {@code now} are dropped first.
+     */
     boolean expired(long now) {
+        if (decisions != null) {
+            decisions.values().removeIf(applied -> applied[applied.length - 1] <= now);
+        }
         long countsUntil = window.sliding() ? end + window.millis() : end;
         boolean activity = asked != null && now - lastAsked < window.millis();
-        return now >= countsUntil && inFlight(now) == 0 && !activity;
+        return now >= countsUntil && inFlight(now) == 0 && pendingDecisions() == 0 && !activity;
     }
 
     /** Adds to one counter, never below zero, never above the cap. */

@@ -19,8 +19,6 @@ import dev.llmratelimit.engine.WindowCounters;
 
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -28,21 +26,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Counters in this JVM's memory, executing a whole plan under the locks of the cells it touches,
- * taken in one fixed order (so two plans never deadlock). What a decision applied is kept under
- * its request id until it is settled or its lease ends. Cells whose windows ended and that hold no
- * slot are dropped every {@value #SWEEP_EVERY} decisions, so memory is bounded by the models and
+ * taken in one fixed order (so two plans never deadlock). What a decision applied (the window end
+ * of each group) is kept under its request id, in the cell of the plan's first group, until it is
+ * settled or its lease ends: that record is what makes settlement exactly-once. Cells whose windows
+ * ended and that hold no slot or record are dropped every {@value #SWEEP_EVERY} decisions, so memory is bounded by the models and
  * the callers active in one window.
  */
 public final class MemoryAdmissionStore implements AdmissionStore {
 
     static final int SWEEP_EVERY = 4096;
 
-    private static final Comparator<CellKey> ORDER = Comparator.comparing(CellKey::kind)
-            .thenComparing(CellKey::id).thenComparing(CellKey::member).thenComparing(CellKey::period);
-
     private final Clock clock;
     private final ConcurrentMap<CellKey, CounterCell> cells = new ConcurrentHashMap<>();
-    private final ConcurrentMap<String, Applied> decisions = new ConcurrentHashMap<>();
     /** Request ids cancelled, or counted without an answer, before their decision ran: to lease end. */
     private final ConcurrentMap<String, Long> cancelled = new ConcurrentHashMap<>();
     private final AtomicInteger untilSweep = new AtomicInteger(SWEEP_EVERY);
@@ -57,10 +52,6 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         }
     }
 
-    /** What one decision applied: the window end of each group at the time. */
-    private record Applied(long[] windowEnds, long leaseEnd) {
-    }
-
     public MemoryAdmissionStore(Clock clock) {
         this.clock = clock;
     }
@@ -71,16 +62,22 @@ public final class MemoryAdmissionStore implements AdmissionStore {
 
     @Override
     public Verdict decide(Plan plan) {
+        return decide(plan, clock, clock.millis());
+    }
+
+    /** Decides at {@code now} when the engine's clock is this store's, else at this store's time. */
+    @Override
+    public Verdict decide(Plan plan, Clock engineClock, long engineNow) {
+        long now = engineClock == clock ? engineNow : clock.millis();
         if (untilSweep.decrementAndGet() <= 0) {
             sweep();
         }
-        if (cancelled.remove(plan.requestId()) != null) {
+        if (!cancelled.isEmpty() && cancelled.remove(plan.requestId()) != null) {
             throw StoreUnavailableException.notRun("The decision was cancelled before it ran");
         }
         List<CounterGroup> groups = plan.groups();
         CounterCell[] held = lock(groups);
         try {
-            long now = clock.millis();
             GroupCounts[] counts = new GroupCounts[groups.size()];
             for (int i = 0; i < counts.length; i++) {
                 CounterGroup group = groups.get(i);
@@ -91,7 +88,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 if (group.countsMoney()) {
                     cell.expireReservations(field(group), now);
                 }
-                counts[i] = cell.read(field(group), now, now);
+                counts[i] = cell.read(field(group), now);
             }
             Verdict verdict;
             if (plan.sharesWork()) {
@@ -103,12 +100,13 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 verdict = PlanRule.decide(plan, counts);
             }
             if (verdict.admitted()) {
-                long[] ends = new long[counts.length];
+                long[] applied = new long[counts.length + 1];
                 for (int i = 0; i < counts.length; i++) {
                     apply(groups.get(i), held[i], plan, now);
-                    ends[i] = held[i].end;
+                    applied[i] = held[i].end;
                 }
-                decisions.put(plan.requestId(), new Applied(ends, keptUntil(plan, ends, now)));
+                applied[counts.length] = keptUntil(plan, applied, now);
+                held[0].recordDecision(plan.requestId(), applied);
             }
             return verdict;
         } finally {
@@ -124,7 +122,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             if (sharing != null) {
                 active[i] = new boolean[sharing.pools().size()];
                 for (int k = 0; k < active[i].length; k++) {
-                    active[i][k] = held[i].askedWithin(sharing.pools().get(k), now, groups.get(i).window().millis());
+                    active[i][k] = held[i].askedWithin(sharing.pools(), k, now, groups.get(i).window().millis());
                 }
             }
         }
@@ -133,8 +131,9 @@ public final class MemoryAdmissionStore implements AdmissionStore {
 
     private static void noteAsked(List<CounterGroup> groups, CounterCell[] held, long now) {
         for (int i = 0; i < groups.size(); i++) {
-            if (groups.get(i).sharing() != null) {
-                held[i].asked(groups.get(i).member(), now);
+            PoolSharing sharing = groups.get(i).sharing();
+            if (sharing != null) {
+                held[i].asked(sharing.pools(), sharing.self(), now);
             }
         }
     }
@@ -145,7 +144,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
      */
     private static long keptUntil(Plan plan, long[] windowEnds, long now) {
         long until = now + plan.leaseMillis();
-        for (int i = 0; i < windowEnds.length; i++) {
+        for (int i = 0; i < plan.groups().size(); i++) {
             GroupWindow window = plan.group(i).window();
             if (window.counts() && !window.isPeriod() && plan.group(i).increments().reservesTokens()) {
                 until = Math.max(until, windowEnds[i] + (window.sliding() ? window.millis() : 0));
@@ -159,24 +158,32 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         if (group.window().counts()) {
             long[] live = cell.live(field(group));
             for (Dimension dimension : Dimension.WINDOWED) {
-                CounterCell.add(live, dimension.index(), add.of(dimension));
+                if (group.limits().limits(dimension)) {
+                    CounterCell.add(live, dimension.index(), add.of(dimension));
+                }
             }
             if (add.micros() > 0) {
                 cell.reserve(field(group), plan.requestId(), add.micros(), now + plan.leaseMillis());
             }
         }
         if (add.slot()) {
-            cell.slots.put(plan.requestId(), now + plan.leaseMillis());
+            cell.holdSlot(plan.requestId(), now + plan.leaseMillis());
         }
     }
 
     @Override
     public void settle(Plan plan, Settlement settlement) {
+        settle(plan, settlement, clock, clock.millis());
+    }
+
+    /** Settles at {@code now} when the engine's clock is this store's, else at this store's time. */
+    @Override
+    public void settle(Plan plan, Settlement settlement, Clock engineClock, long engineNow) {
+        long now = engineClock == clock ? engineNow : clock.millis();
         List<CounterGroup> groups = plan.groups();
         CounterCell[] held = lock(groups);
         try {
-            long now = clock.millis();
-            Applied applied = decisions.remove(plan.requestId());
+            long[] applied = held[0].forgetDecision(plan.requestId());
             if (applied == null && settlement.cancel()) {
                 cancelled.put(plan.requestId(), now + plan.leaseMillis());
                 return;
@@ -190,11 +197,11 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             for (int i = 0; i < groups.size(); i++) {
                 CounterGroup group = groups.get(i);
                 CounterCell cell = held[i];
-                cell.slots.remove(plan.requestId());
+                cell.releaseSlot(plan.requestId());
                 if (group.countsMoney()) {
                     settleMoney(group, cell, plan.requestId(), settlement, now);
                 } else if (group.window().counts()) {
-                    settleCounts(group, cell, applied == null ? null : applied.windowEnds[i], settlement, now);
+                    settleCounts(group, cell, applied != null, applied == null ? 0 : applied[i], settlement, now);
                 }
             }
         } finally {
@@ -203,24 +210,32 @@ public final class MemoryAdmissionStore implements AdmissionStore {
     }
 
     /**
-     * @param windowEnd the end of the window the decision counted in; {@code null} when the store has
-     *                  no record of the decision (its lease ended): the usage then goes to the live window
+     * @param recorded  whether the store has a record of the decision: without one (its lease ended)
+     *                  the usage goes to the live window
+     * @param windowEnd the end of the window the decision counted in (when recorded)
      */
-    private static void settleCounts(CounterGroup group, CounterCell cell, Long windowEnd, Settlement settlement, long now) {
+    private static void settleCounts(CounterGroup group, CounterCell cell, boolean recorded, long windowEnd,
+                                     Settlement settlement, long now) {
         String field = field(group);
         Increments added = group.increments();
-        if (windowEnd == null && settlement.unanswered()) {
+        if (!recorded && settlement.unanswered()) {
             long[] live = liveCounts(cell, field, now, group);
             for (Dimension dimension : Dimension.WINDOWED) {
+                if (!group.limits().limits(dimension)) {
+                    continue;
+                }
                 long used = settlement.used(dimension);
                 CounterCell.add(live, dimension.index(), settles(group, dimension) && used != Settlement.KEEP
                         ? used : added.of(dimension));
             }
             return;
         }
-        long[] counted = windowEnd == null ? null : cell.countsOf(field, windowEnd, now, group.window());
+        long[] counted = recorded ? cell.countsOf(field, windowEnd, now, group.window()) : null;
         for (Dimension dimension : Dimension.WINDOWED) {
-            long applied = windowEnd == null ? 0 : added.of(dimension);
+            if (!group.limits().limits(dimension)) {
+                continue;
+            }
+            long applied = recorded ? added.of(dimension) : 0;
             if (settlement.cancel()) {
                 if (counted != null) {
                     CounterCell.add(counted, dimension.index(), -applied);
@@ -276,10 +291,11 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         if (cell == null) {
             return active;
         }
+        List<String> pools = model.pools().get(0).sharing().pools();
         cell.lock.lock();
         try {
             for (int p = 0; p < active.length; p++) {
-                active[p] = cell.askedWithin(model.pools().get(p).member(), now, model.model().window().millis());
+                active[p] = cell.askedWithin(pools, p, now, model.model().window().millis());
             }
         } finally {
             cell.lock.unlock();
@@ -328,33 +344,54 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         return group.kind() == GroupKind.POOL ? group.member() : "";
     }
 
-    /** Locks the cells of every group, in {@link #ORDER}; returns each group's cell. */
+    /**
+     * Locks the cell of every group in ascending {@link CounterCell#order} (each cell once); returns
+     * each group's cell. A pool group lives in the cell of the model group before it.
+     */
     private CounterCell[] lock(List<CounterGroup> groups) {
+        int n = groups.size();
         while (true) {
-            CellKey[] keys = new CellKey[groups.size()];
-            CounterCell[] byGroup = new CounterCell[keys.length];
-            for (int i = 0; i < keys.length; i++) {
-                keys[i] = CellKey.of(groups.get(i));
-                byGroup[i] = cells.computeIfAbsent(keys[i], k -> new CounterCell());
+            CounterCell[] byGroup = new CounterCell[n];
+            for (int i = 0; i < n; i++) {
+                byGroup[i] = cellOf(groups, i, byGroup);
             }
-            Integer[] order = new Integer[keys.length];
-            for (int i = 0; i < order.length; i++) {
-                order[i] = i;
-            }
-            Arrays.sort(order, (a, b) -> ORDER.compare(keys[a], keys[b]));
             boolean stale = false;
-            for (int i : order) {
-                CounterCell cell = byGroup[i];
-                if (!cell.lock.isHeldByCurrentThread()) {
-                    cell.lock.lock();
-                }
+            CounterCell last = null;
+            for (CounterCell cell = next(byGroup, Long.MIN_VALUE); cell != null; cell = next(byGroup, last.order)) {
+                cell.lock.lock();
                 stale |= cell.removed;
+                last = cell;
             }
             if (!stale) {
                 return byGroup;
             }
             unlock(byGroup);
         }
+    }
+
+    /** The cell with the smallest order above {@code after}, {@code null} when none: plans hold few cells. */
+    private static CounterCell next(CounterCell[] cells, long after) {
+        CounterCell next = null;
+        for (CounterCell cell : cells) {
+            if (cell.order > after && (next == null || cell.order < next.order)) {
+                next = cell;
+            }
+        }
+        return next;
+    }
+
+    private CounterCell cellOf(List<CounterGroup> groups, int index, CounterCell[] found) {
+        CounterGroup group = groups.get(index);
+        if (group.kind() == GroupKind.POOL) {
+            for (int j = index - 1; j >= 0; j--) {
+                CounterGroup model = groups.get(j);
+                if (model.kind() == GroupKind.MODEL && model.id().equals(group.id())
+                        && model.window().tag().equals(group.window().tag())) {
+                    return found[j];
+                }
+            }
+        }
+        return cells.computeIfAbsent(CellKey.of(group), k -> new CounterCell());
     }
 
     private static void unlock(CounterCell[] held) {
@@ -368,7 +405,6 @@ public final class MemoryAdmissionStore implements AdmissionStore {
     private void sweep() {
         untilSweep.set(SWEEP_EVERY);
         long now = clock.millis();
-        decisions.values().removeIf(applied -> applied.leaseEnd() <= now);
         cancelled.values().removeIf(leaseEnd -> leaseEnd <= now);
         cells.entrySet().removeIf(entry -> {
             CounterCell cell = entry.getValue();
@@ -393,6 +429,15 @@ public final class MemoryAdmissionStore implements AdmissionStore {
 
     /** Decisions not yet settled, for tests of the memory bound. */
     int pendingDecisions() {
-        return decisions.size();
+        int pending = 0;
+        for (CounterCell cell : cells.values()) {
+            cell.lock.lock();
+            try {
+                pending += cell.pendingDecisions();
+            } finally {
+                cell.lock.unlock();
+            }
+        }
+        return pending;
     }
 }

@@ -1,0 +1,74 @@
+package dev.llmratelimit.engine;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The counter groups of each caller scope of a {@link CallerPlan}, built once per distinct plan:
+ * one group per window the scope's limits use, the configured window's first; that first group
+ * also holds the scope's parallel slots (alone, without a window, when the scope limits nothing in
+ * the configured window). Bounded: beyond {@value #MAX_PLANS} plans the cache starts over.
+ */
+final class CallerGroups {
+
+    static final int MAX_PLANS = 10_000;
+
+    private final ScopeWindows windows;
+    private final long windowMillis;
+    private final boolean sliding;
+    private final Map<CallerPlan, List<CounterGroup>> built = new ConcurrentHashMap<>();
+
+    /** @param windows the policy's windows; {@code windowMillis} and {@code sliding} are theirs */
+    CallerGroups(ScopeWindows windows, long windowMillis, boolean sliding) {
+        this.windows = windows;
+        this.windowMillis = windowMillis;
+        this.sliding = sliding;
+    }
+
+    /** The groups of the plan's scopes in scope order; empty for {@code null}. */
+    List<CounterGroup> of(CallerPlan callers) {
+        if (callers == null) {
+            return List.of();
+        }
+        List<CounterGroup> groups = built.get(callers);
+        if (groups == null) {
+            groups = build(callers);
+            if (built.size() >= MAX_PLANS) {
+                built.clear();
+            }
+            built.put(callers, groups);
+        }
+        return groups;
+    }
+
+    int size() {
+        return built.size();
+    }
+
+    private List<CounterGroup> build(CallerPlan callers) {
+        List<CounterGroup> groups = new ArrayList<>(4);
+        ScopeWindows callerWindows = callers.windowMillis() == windowMillis ? windows
+                : new ScopeWindows(callers.windowMillis(), sliding);
+        for (CallerCounter counter : callers.counters()) {
+            GroupKind kind = counter.scope().kind();
+            long parallel = Limits.configured(counter.maxParallelRequests());
+            boolean slot = parallel > 0;
+            List<ScopeWindows.Window> scopeWindows = callerWindows.of(counter.limits(), false);
+            boolean slotAlone = slot && (scopeWindows.isEmpty() || !scopeWindows.get(0).window().tag().isEmpty());
+            if (slotAlone) {
+                groups.add(new CounterGroup(kind, counter.id(), "", GroupWindow.NONE,
+                        new Limits(Limits.NONE, Limits.NONE, parallel, Limits.NONE), Enforcement.ALWAYS,
+                        new Increments(0, 0, 0, true)));
+            }
+            for (ScopeWindows.Window window : scopeWindows) {
+                boolean holdsSlot = slot && !slotAlone && window.window().tag().isEmpty();
+                groups.add(new CounterGroup(kind, counter.id(), "", window.window(),
+                        new Limits(window.limits(), holdsSlot ? parallel : Limits.NONE, Limits.NONE),
+                        Enforcement.ALWAYS, new Increments(1, 0, 0, holdsSlot)));
+            }
+        }
+        return List.copyOf(groups);
+    }
+}
