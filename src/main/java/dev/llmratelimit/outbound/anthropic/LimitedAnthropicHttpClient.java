@@ -9,6 +9,7 @@ import com.anthropic.core.http.HttpResponse;
 import com.anthropic.core.http.Interceptor;
 import dev.llmratelimit.outbound.OutboundExchange;
 import dev.llmratelimit.outbound.OutboundLimiter;
+import dev.llmratelimit.outbound.SdkAttempts;
 import dev.llmratelimit.outbound.WatchedInputStream;
 
 import java.io.ByteArrayOutputStream;
@@ -19,7 +20,6 @@ import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * The official Anthropic Java SDK ({@code com.anthropic:anthropic-java}, on OkHttp): its client builder takes
@@ -36,6 +36,8 @@ import java.util.concurrent.CompletionException;
  * sent (the SDK does not retry it).
  */
 public final class LimitedAnthropicHttpClient implements HttpClient {
+
+    private static final String SDK_PACKAGE = "com.anthropic.";
 
     private final HttpClient delegate;
     private final OutboundLimiter limiter;
@@ -57,20 +59,8 @@ public final class LimitedAnthropicHttpClient implements HttpClient {
             return delegate.execute(request, options);
         }
         OutboundExchange exchange = governed.get();
-        try {
-            exchange.acquire();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted while waiting for room at the provider", e);
-        }
-        HttpResponse response;
-        try {
-            response = delegate.execute(withBody(request, exchange.body()), options);
-        } catch (RuntimeException e) {
-            exchange.failed(rootCause(e));
-            throw e;
-        }
-        return watched(exchange, response);
+        return SdkAttempts.execute(exchange, () -> delegate.execute(withBody(request, exchange.body()), options),
+                response -> watched(exchange, response), SDK_PACKAGE);
     }
 
     @Override
@@ -80,14 +70,8 @@ public final class LimitedAnthropicHttpClient implements HttpClient {
             return delegate.executeAsync(request, options);
         }
         OutboundExchange exchange = governed.get();
-        return exchange.acquireAsync()
-                .thenCompose(placed -> delegate.executeAsync(withBody(request, exchange.body()), options)
-                        .whenComplete((response, failure) -> {
-                            if (failure != null) {
-                                exchange.failed(rootCause(failure));
-                            }
-                        }))
-                .thenApply(response -> watched(exchange, response));
+        return SdkAttempts.executeAsync(exchange, () -> delegate.executeAsync(withBody(request, exchange.body()), options),
+                response -> watched(exchange, response), SDK_PACKAGE);
     }
 
     @Override
@@ -150,15 +134,6 @@ public final class LimitedAnthropicHttpClient implements HttpClient {
                 response.close();
             }
         };
-    }
-
-    private static Throwable rootCause(Throwable failure) {
-        Throwable cause = failure;
-        while ((cause instanceof CompletionException || cause instanceof UncheckedIOException
-                || cause.getClass().getName().startsWith("com.anthropic.")) && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return cause;
     }
 
     /** The body the limiter read, sent as it is (repeatable, so the SDK's retries may resend it). */

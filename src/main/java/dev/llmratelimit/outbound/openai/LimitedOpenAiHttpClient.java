@@ -8,6 +8,7 @@ import com.openai.core.http.HttpRequestBody;
 import com.openai.core.http.HttpResponse;
 import dev.llmratelimit.outbound.OutboundExchange;
 import dev.llmratelimit.outbound.OutboundLimiter;
+import dev.llmratelimit.outbound.SdkAttempts;
 import dev.llmratelimit.outbound.WatchedInputStream;
 
 import java.io.ByteArrayOutputStream;
@@ -18,7 +19,6 @@ import java.io.UncheckedIOException;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * The official OpenAI Java SDK's HTTP client hook: wraps the SDK's transport so that each HTTP attempt,
@@ -32,6 +32,8 @@ import java.util.concurrent.CompletionException;
  * sent (the SDK does not retry it).
  */
 public final class LimitedOpenAiHttpClient implements HttpClient {
+
+    private static final String SDK_PACKAGE = "com.openai.";
 
     private final HttpClient delegate;
     private final OutboundLimiter limiter;
@@ -52,20 +54,8 @@ public final class LimitedOpenAiHttpClient implements HttpClient {
             return delegate.execute(request, options);
         }
         OutboundExchange exchange = governed.get();
-        try {
-            exchange.acquire();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted while waiting for room at the provider", e);
-        }
-        HttpResponse response;
-        try {
-            response = delegate.execute(withBody(request, exchange.body()), options);
-        } catch (RuntimeException e) {
-            exchange.failed(rootCause(e));
-            throw e;
-        }
-        return watched(exchange, response);
+        return SdkAttempts.execute(exchange, () -> delegate.execute(withBody(request, exchange.body()), options),
+                response -> watched(exchange, response), SDK_PACKAGE);
     }
 
     @Override
@@ -75,14 +65,8 @@ public final class LimitedOpenAiHttpClient implements HttpClient {
             return delegate.executeAsync(request, options);
         }
         OutboundExchange exchange = governed.get();
-        return exchange.acquireAsync()
-                .thenCompose(placed -> delegate.executeAsync(withBody(request, exchange.body()), options)
-                        .whenComplete((response, failure) -> {
-                            if (failure != null) {
-                                exchange.failed(rootCause(failure));
-                            }
-                        }))
-                .thenApply(response -> watched(exchange, response));
+        return SdkAttempts.executeAsync(exchange, () -> delegate.executeAsync(withBody(request, exchange.body()), options),
+                response -> watched(exchange, response), SDK_PACKAGE);
     }
 
     @Override
@@ -157,15 +141,6 @@ public final class LimitedOpenAiHttpClient implements HttpClient {
                 response.close();
             }
         };
-    }
-
-    private static Throwable rootCause(Throwable failure) {
-        Throwable cause = failure;
-        while ((cause instanceof CompletionException || cause instanceof UncheckedIOException
-                || cause.getClass().getName().startsWith("com.openai.")) && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return cause;
     }
 
     /** The body the limiter read, sent as it is (repeatable, so the SDK's retries may resend it). */
