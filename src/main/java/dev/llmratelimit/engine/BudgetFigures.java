@@ -19,6 +19,9 @@ public record BudgetFigures(long limitMicros, long remainingMicros, int softReac
 
     /** The figures of the budget groups of {@code plan} as {@code counts} show them before the request. */
     static BudgetFigures of(Plan plan, GroupCounts[] counts) {
+        if (!plan.groups().hasBudgets()) {
+            return NONE;
+        }
         long limit = -1;
         long remaining = -1;
         int soft = -1;

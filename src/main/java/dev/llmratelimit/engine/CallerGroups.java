@@ -9,7 +9,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * The counter groups of each caller scope of a {@link CallerPlan}, built once per distinct plan:
  * one group per window the scope's limits use, the configured window's first; that first group
  * also holds the scope's parallel slots (alone, without a window, when the scope limits nothing in
- * the configured window). Bounded: beyond {@value #MAX_PLANS} plans the cache starts over.
+ * the configured window). Bounded: beyond {@value #MAX_PLANS} plans the cache starts over. The
+ * groups of a plan followed by those of a model's pool are built once too ({@link #before}), so a
+ * store compiles the whole list once.
  */
 final class CallerGroups {
 
@@ -18,7 +20,36 @@ final class CallerGroups {
     private final ScopeWindows windows;
     private final long windowMillis;
     private final boolean sliding;
-    private final Map<CallerPlan, List<CounterGroup>> built = new ConcurrentHashMap<>();
+    /** A caller plan's groups, and those groups followed by each model pool's groups it was used with. */
+    private static final class Built {
+        /** Beyond this many model pools a caller's combined lists are built per request. */
+        private static final int MAX_MODEL_POOLS = 16;
+
+        final List<CounterGroup> groups;
+        private volatile PlanGroups[][] combined = new PlanGroups[0][];
+
+        Built(List<CounterGroup> groups) {
+            this.groups = groups;
+        }
+
+        PlanGroups before(PlanGroups model) {
+            PlanGroups[][] known = combined;
+            for (PlanGroups[] pair : known) {
+                if (pair[0] == model) {
+                    return pair[1];
+                }
+            }
+            PlanGroups all = PlanGroups.concat(groups, model);
+            if (known.length < MAX_MODEL_POOLS) {
+                PlanGroups[][] more = java.util.Arrays.copyOf(known, known.length + 1);
+                more[known.length] = new PlanGroups[] {model, all};
+                combined = more;
+            }
+            return all;
+        }
+    }
+
+    private final Map<CallerPlan, Built> built = new ConcurrentHashMap<>();
 
     /** @param windows the policy's windows; {@code windowMillis} and {@code sliding} are theirs */
     CallerGroups(ScopeWindows windows, long windowMillis, boolean sliding) {
@@ -29,12 +60,22 @@ final class CallerGroups {
 
     /** The groups of the plan's scopes in scope order; empty for {@code null}. */
     List<CounterGroup> of(CallerPlan callers) {
+        return callers == null ? List.of() : built(callers).groups;
+    }
+
+    /** The plan's groups followed by a model pool's ({@code model}): the same list every time. */
+    PlanGroups before(CallerPlan callers, PlanGroups model) {
         if (callers == null) {
-            return List.of();
+            return model;
         }
-        List<CounterGroup> groups = built.get(callers);
+        Built caller = built(callers);
+        return caller.groups.isEmpty() ? model : caller.before(model);
+    }
+
+    private Built built(CallerPlan callers) {
+        Built groups = built.get(callers);
         if (groups == null) {
-            groups = build(callers);
+            groups = new Built(build(callers));
             if (built.size() >= MAX_PLANS) {
                 built.clear();
             }

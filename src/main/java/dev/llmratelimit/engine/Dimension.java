@@ -20,6 +20,8 @@ public enum Dimension {
 
     /** The dimensions counted per window, in index order ({@link #index()}). */
     public static final List<Dimension> WINDOWED = List.of(REQUESTS, TOKENS, INPUT_TOKENS, OUTPUT_TOKENS);
+    /** The windowed dimensions that count tokens (settled to a response's usage). */
+    public static final List<Dimension> TOKEN_DIMENSIONS = List.of(TOKENS, INPUT_TOKENS, OUTPUT_TOKENS);
 
     private final String label;
     private final String configName;

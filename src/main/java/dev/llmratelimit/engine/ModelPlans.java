@@ -18,7 +18,7 @@ final class ModelPlans {
     final ModelPolicy model;
     final Map<String, ExpectedOutput> expectedOutputs = new HashMap<>();
     /** Per pool: the model and pool groups of every window, in the order a plan checks them. */
-    private final Map<String, List<CounterGroup>> planGroups = new HashMap<>();
+    private final Map<String, PlanGroups> planGroups = new HashMap<>();
     /** The smallest model limit per windowed dimension, {@link Limits#NONE} where none. */
     private final long[] smallest = Verdict.noFigures();
     final ModelGroups groups;
@@ -30,6 +30,7 @@ final class ModelPlans {
                 ? Enforcement.whenSaturated(model.saturationThreshold()) : Enforcement.TRACKED;
         List<ModelGroups.Window> modelWindows = new ArrayList<>();
         List<String> pools = List.copyOf(model.poolNames());
+        Map<String, List<CounterGroup>> byPool = new HashMap<>();
         for (ScopeWindows.Window window : windows.of(model.limits(), true)) {
             CounterGroup modelGroup = new CounterGroup(GroupKind.MODEL, model.name(), "", window.window(),
                     new Limits(window.limits(), Limits.NONE, Limits.NONE), Enforcement.ALWAYS, oneRequest);
@@ -41,7 +42,7 @@ final class ModelPlans {
                         new Limits(shares(window.limits(), model.shareOf(pool)), Limits.NONE, Limits.NONE),
                         poolEnforcement, oneRequest, sharing(model, pools, self, window.limits()));
                 poolGroups.add(poolGroup);
-                List<CounterGroup> groups = planGroups.computeIfAbsent(pool, p -> new ArrayList<>(2));
+                List<CounterGroup> groups = byPool.computeIfAbsent(pool, p -> new ArrayList<>(2));
                 groups.add(modelGroup);
                 groups.add(poolGroup);
             }
@@ -51,7 +52,7 @@ final class ModelPlans {
             expectedOutputs.put(pool, new ExpectedOutput(model.expectedOutputTokens(), model.expectedOutputMinTokens(),
                     windowMillis, clock));
         }
-        planGroups.replaceAll((pool, groups) -> List.copyOf(groups));
+        byPool.forEach((pool, groups) -> planGroups.put(pool, PlanGroups.of(groups)));
         groups = new ModelGroups(model.name(), modelWindows);
     }
 
@@ -87,7 +88,7 @@ final class ModelPlans {
     }
 
     /** The model and pool groups of one pool's plan, every window. */
-    List<CounterGroup> groupsOf(String pool) {
+    PlanGroups groupsOf(String pool) {
         return planGroups.get(pool);
     }
 

@@ -1,6 +1,5 @@
 package dev.llmratelimit.engine;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -8,30 +7,40 @@ import java.util.List;
  * team, then model and pool, then whatever an extension adds, such as budgets): all pass and all
  * are counted, or none is counted and the first that fails is named.
  *
- * @param requestId   names the decision in the store, so that settling and compensating it are idempotent
+ * @param id          names the decision in the store, so that settling and compensating it are idempotent
  * @param model       the model as the request names it (messages)
  * @param pool        the pool the request counts in (headers, messages)
  * @param leaseMillis how long a parallel slot and the store's record of the decision live at most
  * @param cost        the money of a response's usage, for groups that limit money
  */
-public record Plan(String requestId, String model, String pool, List<CounterGroup> groups, long leaseMillis,
-                   UsageCost cost) {
+public record Plan(RequestId id, String model, String pool, PlanGroups groups, long leaseMillis, UsageCost cost) {
 
-    public Plan {
-        groups = List.copyOf(groups);
-        if (groups.isEmpty()) {
-            throw new IllegalArgumentException("A plan has at least one group");
-        }
+    public Plan(RequestId id, String model, String pool, List<CounterGroup> groups, long leaseMillis, UsageCost cost) {
+        this(id, model, pool, PlanGroups.of(groups), leaseMillis, cost);
+    }
+
+    public Plan(String requestId, String model, String pool, List<CounterGroup> groups, long leaseMillis, UsageCost cost) {
+        this(RequestId.of(requestId), model, pool, PlanGroups.of(groups), leaseMillis, cost);
+    }
+
+    /** The name of the decision. */
+    public String requestId() {
+        return id.value();
+    }
+
+    /** The same decision over other groups (a store's part of the plan): the id is shared. */
+    public Plan withGroups(List<CounterGroup> other) {
+        return new Plan(id, model, pool, other, leaseMillis, cost);
+    }
+
+    /** Part {@code index} of this decision, over other groups, for one of several stores (see {@link RequestId#part}). */
+    public Plan part(int index, List<CounterGroup> other) {
+        return new Plan(id.part(index), model, pool, other, leaseMillis, cost);
     }
 
     /** The index of the model group (the source of saturation), -1 if the plan has none. */
     public int modelIndex() {
-        for (int i = 0; i < groups.size(); i++) {
-            if (groups.get(i).kind() == GroupKind.MODEL) {
-                return i;
-            }
-        }
-        return -1;
+        return groups.modelIndex();
     }
 
     public CounterGroup group(int index) {
@@ -67,12 +76,7 @@ public record Plan(String requestId, String model, String pool, List<CounterGrou
 
     /** Whether a group of the plan is a work-conserving pool, whose limits depend on the pools active. */
     public boolean sharesWork() {
-        for (CounterGroup group : groups) {
-            if (group.sharing() != null) {
-                return true;
-            }
-        }
-        return false;
+        return groups.sharesWork();
     }
 
     /**
@@ -83,9 +87,9 @@ public record Plan(String requestId, String model, String pool, List<CounterGrou
         CounterGroup[] decided = new CounterGroup[groups.size()];
         for (int i = 0; i < decided.length; i++) {
             CounterGroup group = groups.get(i);
-            decided[i] = group.sharing() == null ? group : group.among(active[i]);
+            decided[i] = group.sharing() == null ? null : group.among(active[i]);
         }
-        return new Plan(requestId, model, pool, List.of(decided), leaseMillis, cost);
+        return new Plan(id, model, pool, groups.replacing(decided), leaseMillis, cost);
     }
 
     /**
@@ -113,9 +117,6 @@ public record Plan(String requestId, String model, String pool, List<CounterGrou
         if (more.isEmpty()) {
             return this;
         }
-        List<CounterGroup> all = new ArrayList<>(groups.size() + more.size());
-        all.addAll(groups);
-        all.addAll(more);
-        return new Plan(requestId, model, pool, all, leaseMillis, moreCost == null ? cost : moreCost);
+        return new Plan(id, model, pool, PlanGroups.concat(groups, more), leaseMillis, moreCost == null ? cost : moreCost);
     }
 }

@@ -88,10 +88,8 @@ public final class PlanRule {
     /** The highest saturation over every model group of the plan (one per window length); 0 without one. */
     public static double saturation(Plan plan, GroupCounts[] counts) {
         double saturation = 0.0;
-        for (int i = 0; i < counts.length; i++) {
-            if (plan.group(i).kind() == GroupKind.MODEL) {
-                saturation = Math.max(saturation, saturation(plan.group(i), counts[i]));
-            }
+        for (int i : plan.groups().modelGroups()) {
+            saturation = Math.max(saturation, saturation(plan.group(i), counts[i]));
         }
         return saturation;
     }

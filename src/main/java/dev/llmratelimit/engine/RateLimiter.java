@@ -123,16 +123,9 @@ public final class RateLimiter {
                     : admitUnconfigured(request);
         }
         String pool = modelPlans.model.poolOf(request.preferred(), request.fallback());
-        List<CounterGroup> groups = modelPlans.groupsOf(pool);
-        List<CounterGroup> callerGroups = this.callerGroups.of(request.callers());
-        int modelAt = callerGroups.size();
-        if (modelAt > 0) {
-            CounterGroup[] all = new CounterGroup[modelAt + groups.size()];
-            for (int i = 0; i < all.length; i++) {
-                all[i] = i < modelAt ? callerGroups.get(i) : groups.get(i - modelAt);
-            }
-            groups = List.of(all);
-        }
+        PlanGroups modelGroups = modelPlans.groupsOf(pool);
+        PlanGroups groups = callerGroups.before(request.callers(), modelGroups);
+        int modelAt = groups.size() - modelGroups.size();
         long now = clock.millis();
         Estimate estimate = new Estimate(request, modelPlans, pool, hints.anyHinted(groups, now));
         Admission admission = decide(request, modelPlans, pool, groups, modelAt, estimate, now);
@@ -149,15 +142,16 @@ public final class RateLimiter {
         return dimension.isTokens() || dimension == Dimension.MONEY;
     }
 
-    private Admission decide(AdmissionRequest request, ModelPlans modelPlans, String pool, List<CounterGroup> base,
+    private Admission decide(AdmissionRequest request, ModelPlans modelPlans, String pool, PlanGroups base,
                              int modelAt, Estimate estimate, long now) {
-        List<CounterGroup> groups = base;
+        PlanGroups groups = base;
         Increments reserved = estimate.reserved();
         if (reserved.reservesTokens()) {
-            groups = new ArrayList<>(base);
-            for (int i = modelAt; i < modelAt + modelPlans.groupsOf(pool).size(); i++) {
-                groups.set(i, base.get(i).withIncrements(reserved));
+            CounterGroup[] estimated = new CounterGroup[base.size()];
+            for (int i = modelAt; i < estimated.length; i++) {
+                estimated[i] = base.get(i).withIncrements(reserved);
             }
+            groups = base.replacing(estimated);
         }
         Plan plan = new Plan(requestId(request), request.model(), pool, groups, lease(request), UsageCost.FREE);
         for (PlanExtension extension : extensions) {
@@ -203,9 +197,9 @@ public final class RateLimiter {
         return Admission.unpriced(request.model(), shadow(), store, policy.rateLimitType(), clock, observer, clock.millis());
     }
 
-    private String requestId(AdmissionRequest request) {
-        return request.requestId() != null ? request.requestId()
-                : instanceId + ':' + Long.toString(nextRequest.incrementAndGet(), 36);
+    private RequestId requestId(AdmissionRequest request) {
+        return request.requestId() != null ? RequestId.of(request.requestId())
+                : RequestId.numbered(instanceId, nextRequest.incrementAndGet());
     }
 
     private long lease(AdmissionRequest request) {

@@ -33,6 +33,9 @@ public final class VerdictFigures {
     }
 
     private static boolean strict(Plan plan, double saturation) {
+        if (!plan.groups().hasPools()) {
+            return false;
+        }
         for (CounterGroup group : plan.groups()) {
             if (headlinePool(group, saturation)) {
                 return true;

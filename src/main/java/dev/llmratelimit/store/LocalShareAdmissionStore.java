@@ -97,7 +97,7 @@ public final class LocalShareAdmissionStore implements AdmissionStore {
                     group.enforcement(), group.increments(),
                     sharing == null ? null : sharing.withCapacity(share(sharing.capacity(), instances))));
         }
-        return new Plan(plan.requestId(), plan.model(), plan.pool(), groups, plan.leaseMillis(), plan.cost());
+        return plan.withGroups(groups);
     }
 
     private static long[] share(long[] limits, int instances) {

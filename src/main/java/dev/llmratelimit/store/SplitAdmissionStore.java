@@ -56,7 +56,7 @@ public final class SplitAdmissionStore implements AdmissionStore {
                 }
             }
             return groups.isEmpty() ? null : new Part(
-                    new Plan(plan.requestId(), plan.model(), plan.pool(), groups, plan.leaseMillis(), plan.cost()),
+                    plan.part(budgets ? 1 : 0, groups),
                     java.util.Arrays.copyOf(indexes, groups.size()));
         }
     }

@@ -21,8 +21,21 @@ import java.util.concurrent.locks.ReentrantLock;
 final class CounterCell {
 
     private static final AtomicLong CREATED = new AtomicLong();
-    /** Counts of a field nothing was counted in yet: never written. */
-    private static final long[] NOTHING = new long[Dimension.WINDOWED.size()];
+    /** The counts of one field: the live window's (or period's) and the previous window's. */
+    static final class Field {
+        long[] live = new long[FIGURES];
+        long[] previous = new long[FIGURES];
+
+        private void roll(boolean keepEnded) {
+            long[] ended = live;
+            live = previous;
+            Arrays.fill(live, 0);
+            previous = ended;
+            if (!keepEnded) {
+                Arrays.fill(previous, 0);
+            }
+        }
+    }
 
     final ReentrantLock lock = new ReentrantLock();
     /** Where the cell comes in the order every plan locks its cells in: unique, fixed. */
@@ -30,19 +43,13 @@ final class CounterCell {
     boolean removed;
     long end = Long.MIN_VALUE;
     private GroupWindow window = GroupWindow.NONE;
-    private Map<String, long[]> current = new HashMap<>(4);
-    private Map<String, long[]> previous = new HashMap<>(4);
+    private final Map<String, Field> fields = new HashMap<>(4);
     /** Request id to lease end. */
     private final Map<String, Long> slots = new HashMap<>(4);
     /** No slot's lease ends before this: until then no slot needs to be looked at to expire it. */
     private long earliestLease = Long.MAX_VALUE;
     /** A budget period's reservations, created on first use. */
     private MoneyReservations reservations;
-    /**
-     * The decisions not yet settled whose plan starts with this cell's group: request id to what
-     * each applied (the window end of each of its groups, then when the record may go).
-     */
-    private Map<String, long[]> decisions;
     /** When each pool of a work-conserving model last asked for capacity, by index in {@link #activityPools}; kept across windows. */
     private long[] asked;
     private List<String> activityPools = List.of();
@@ -66,27 +73,25 @@ final class CounterCell {
             return;
         }
         long length = window.millis();
-        Map<String, long[]> ended = current;
-        current = previous;
-        current.clear();
-        previous = ended;
-        if (window.sliding() && now < end + length) {
-            end += length;
-        } else {
-            previous.clear();
-            end = now + length;
+        boolean adjacent = window.sliding() && now < end + length;
+        for (Field field : fields.values()) {
+            field.roll(adjacent);
         }
+        end = adjacent ? end + length : now + length;
+    }
+
+    /** A field's counts, created on first use; a field stays as long as its cell. Only under the lock. */
+    Field field(String name) {
+        return fields.computeIfAbsent(name, f -> new Field());
     }
 
     /**
      * The counts of a field for a decision at {@code now}. They are the cell's own arrays, not
      * copies: read them only while holding the lock, before anything is applied.
      */
-    GroupCounts read(String field, long now) {
-        long[] live = current.get(field);
-        long[] before = previous.get(field);
-        return new GroupCounts(live == null ? NOTHING : live, before == null ? NOTHING : before,
-                live == null ? 0 : live[MICROS], live == null ? 0 : live[RESERVED], inFlight(now), Math.max(0, end - now), end);
+    GroupCounts read(Field field, long now) {
+        long[] live = field.live;
+        return new GroupCounts(live, field.previous, live[MICROS], live[RESERVED], inFlight(now), Math.max(0, end - now), end);
     }
 
     /** The slots in flight at {@code now}; slots whose lease ended are dropped. */
@@ -118,72 +123,65 @@ final class CounterCell {
      * The count of every windowed dimension of each field, in order, of the live window (index 0)
      * and the previous one (index 1), as stored: not rolled to any time.
      */
-    long[][] stored(List<String> fields) {
+    long[][] stored(List<String> names) {
         int dimensions = Dimension.WINDOWED.size();
-        long[][] stored = new long[2][dimensions * fields.size()];
-        for (int i = 0; i < fields.size(); i++) {
-            long[] live = current.get(fields.get(i));
-            long[] before = previous.get(fields.get(i));
-            if (live != null) {
-                System.arraycopy(live, 0, stored[0], dimensions * i, dimensions);
-            }
-            if (before != null) {
-                System.arraycopy(before, 0, stored[1], dimensions * i, dimensions);
+        long[][] stored = new long[2][dimensions * names.size()];
+        for (int i = 0; i < names.size(); i++) {
+            Field field = fields.get(names.get(i));
+            if (field != null) {
+                System.arraycopy(field.live, 0, stored[0], dimensions * i, dimensions);
+                System.arraycopy(field.previous, 0, stored[1], dimensions * i, dimensions);
             }
         }
         return stored;
     }
 
     /** {@code {spent, reserved}} micro-dollars of a field now, leaving out reservations whose lease ended. */
-    long[] money(String field, long now) {
-        long[] live = current.get(field);
-        if (live == null) {
+    long[] money(String name, long now) {
+        Field field = fields.get(name);
+        if (field == null) {
             return new long[2];
         }
+        long[] live = field.live;
         long expired = reservations == null ? 0 : reservations.expiredBy(now);
         return new long[] {live[MICROS], Math.max(0, live[RESERVED] - expired)};
     }
 
-    /** The live window's counts of a field, created on first use. */
-    long[] live(String field) {
-        return current.computeIfAbsent(field, f -> new long[FIGURES]);
-    }
-
     /** The counts of the window that ends at {@code windowEnd}, or {@code null} if it no longer counts. */
-    long[] countsOf(String field, long windowEnd, long now, GroupWindow window) {
+    long[] countsOf(Field field, long windowEnd, long now, GroupWindow window) {
         if (window.isPeriod()) {
-            return live(field);
+            return field.live;
         }
         long length = window.millis();
         if (windowEnd == end && (now < end || window.sliding() && now < end + length)) {
-            return live(field);
+            return field.live;
         }
         if (window.sliding() && windowEnd == end - length && now < end) {
-            return previous.computeIfAbsent(field, f -> new long[FIGURES]);
+            return field.previous;
         }
         return null;
     }
 
     /** Reserves {@code micros} of the live period for the request until {@code leaseEnd}. */
-    void reserve(String field, String requestId, long micros, long leaseEnd) {
+    void reserve(Field field, String requestId, long micros, long leaseEnd) {
         if (reservations == null) {
             reservations = new MoneyReservations();
         }
         reservations.hold(requestId, micros, leaseEnd);
-        add(live(field), RESERVED, micros);
+        add(field.live, RESERVED, micros);
     }
 
     /** Gives the request's reservation back; returns it, 0 when it expired or was never held. */
-    long release(String field, String requestId) {
+    long release(Field field, String requestId) {
         long micros = reservations == null ? 0 : reservations.release(requestId);
-        add(live(field), RESERVED, -micros);
+        add(field.live, RESERVED, -micros);
         return micros;
     }
 
     /** Gives back every reservation whose lease ended at {@code now}. */
-    void expireReservations(String field, long now) {
+    void expireReservations(Field field, long now) {
         if (reservations != null && !reservations.isEmpty()) {
-            add(live(field), RESERVED, -reservations.sweep(now));
+            add(field.live, RESERVED, -reservations.sweep(now));
         }
     }
 
@@ -222,37 +220,11 @@ final class CounterCell {
         activityPools = pools;
     }
 
-    /**
-     * Keeps what a decision applied: the window end of each of its groups, then until when the
-     * record is kept (settled or not).
-     */
-    void recordDecision(String requestId, long[] applied) {
-        if (decisions == null) {
-            decisions = new HashMap<>(4);
-        }
-        decisions.put(requestId, applied);
-    }
-
-    /** Forgets a decision; returns its record ({@link #recordDecision}), {@code null} without one. */
-    long[] forgetDecision(String requestId) {
-        return decisions == null ? null : decisions.remove(requestId);
-    }
-
-    int pendingDecisions() {
-        return decisions == null ? 0 : decisions.size();
-    }
-
-    /**
-     * Whether nothing in the cell counts any more at {@code now}: no counter, slot, decision record
-     * or active pool. Records kept past {@code now} are dropped first.
-     */
+    /** Whether nothing in the cell counts any more at {@code now}: no counter, slot or active pool. */
     boolean expired(long now) {
-        if (decisions != null) {
-            decisions.values().removeIf(applied -> applied[applied.length - 1] <= now);
-        }
         long countsUntil = window.sliding() ? end + window.millis() : end;
         boolean activity = asked != null && now - lastAsked < window.millis();
-        return now >= countsUntil && inFlight(now) == 0 && pendingDecisions() == 0 && !activity;
+        return now >= countsUntil && inFlight(now) == 0 && !activity;
     }
 
     /** Adds to one counter, never below zero, never above the cap. */

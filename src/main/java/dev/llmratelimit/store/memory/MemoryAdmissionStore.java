@@ -10,6 +10,7 @@ import dev.llmratelimit.engine.Increments;
 import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.ModelGroups;
 import dev.llmratelimit.engine.Plan;
+import dev.llmratelimit.engine.PlanGroups;
 import dev.llmratelimit.engine.PlanRule;
 import dev.llmratelimit.engine.PoolSharing;
 import dev.llmratelimit.engine.Settlement;
@@ -19,6 +20,8 @@ import dev.llmratelimit.engine.WindowCounters;
 
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -27,10 +30,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Counters in this JVM's memory, executing a whole plan under the locks of the cells it touches,
  * taken in one fixed order (so two plans never deadlock). What a decision applied (the window end
- * of each group) is kept under its request id, in the cell of the plan's first group, until it is
- * settled or its lease ends: that record is what makes settlement exactly-once. Cells whose windows
- * ended and that hold no slot or record are dropped every {@value #SWEEP_EVERY} decisions, so memory is bounded by the models and
- * the callers active in one window.
+ * of each group) is kept on its {@link dev.llmratelimit.engine.RequestId} until it is settled or its
+ * lease ends: taking that record is what makes settlement exactly-once, and a settlement that
+ * changes no counter (an abort of a request that reserved nothing) locks nothing. Cells whose
+ * windows ended and that hold no slot are dropped every {@value #SWEEP_EVERY} decisions, so memory
+ * is bounded by the models and the callers active in one window.
  */
 public final class MemoryAdmissionStore implements AdmissionStore {
 
@@ -75,8 +79,10 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         if (!cancelled.isEmpty() && cancelled.remove(plan.requestId()) != null) {
             throw StoreUnavailableException.notRun("The decision was cancelled before it ran");
         }
-        List<CounterGroup> groups = plan.groups();
-        CounterCell[] held = lock(groups);
+        PlanGroups groups = plan.groups();
+        Cells cells = lock(groups);
+        CounterCell[] held = cells.byGroup();
+        CounterCell.Field[] fields = cells.fields();
         try {
             GroupCounts[] counts = new GroupCounts[groups.size()];
             for (int i = 0; i < counts.length; i++) {
@@ -86,9 +92,9 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                     cell.roll(now, group.window());
                 }
                 if (group.countsMoney()) {
-                    cell.expireReservations(field(group), now);
+                    cell.expireReservations(fields[i], now);
                 }
-                counts[i] = cell.read(field(group), now);
+                counts[i] = cell.read(fields[i], now);
             }
             Verdict verdict;
             if (plan.sharesWork()) {
@@ -102,15 +108,15 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             if (verdict.admitted()) {
                 long[] applied = new long[counts.length + 1];
                 for (int i = 0; i < counts.length; i++) {
-                    apply(groups.get(i), held[i], plan, now);
+                    apply(groups.get(i), held[i], fields[i], plan, now);
                     applied[i] = held[i].end;
                 }
                 applied[counts.length] = keptUntil(plan, applied, now);
-                held[0].recordDecision(plan.requestId(), applied);
+                plan.id().keep(applied);
             }
             return verdict;
         } finally {
-            unlock(held);
+            cells.unlock();
         }
     }
 
@@ -144,6 +150,9 @@ public final class MemoryAdmissionStore implements AdmissionStore {
      */
     private static long keptUntil(Plan plan, long[] windowEnds, long now) {
         long until = now + plan.leaseMillis();
+        if (!plan.groups().reservesTokens()) {
+            return until;
+        }
         for (int i = 0; i < plan.groups().size(); i++) {
             GroupWindow window = plan.group(i).window();
             if (window.counts() && !window.isPeriod() && plan.group(i).increments().reservesTokens()) {
@@ -153,17 +162,17 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         return until;
     }
 
-    private static void apply(CounterGroup group, CounterCell cell, Plan plan, long now) {
+    private static void apply(CounterGroup group, CounterCell cell, CounterCell.Field field, Plan plan, long now) {
         Increments add = group.increments();
         if (group.window().counts()) {
-            long[] live = cell.live(field(group));
+            long[] live = field.live;
             for (Dimension dimension : Dimension.WINDOWED) {
                 if (group.limits().limits(dimension)) {
                     CounterCell.add(live, dimension.index(), add.of(dimension));
                 }
             }
             if (add.micros() > 0) {
-                cell.reserve(field(group), plan.requestId(), add.micros(), now + plan.leaseMillis());
+                cell.reserve(field, plan.requestId(), add.micros(), now + plan.leaseMillis());
             }
         }
         if (add.slot()) {
@@ -180,10 +189,17 @@ public final class MemoryAdmissionStore implements AdmissionStore {
     @Override
     public void settle(Plan plan, Settlement settlement, Clock engineClock, long engineNow) {
         long now = engineClock == clock ? engineNow : clock.millis();
-        List<CounterGroup> groups = plan.groups();
-        CounterCell[] held = lock(groups);
+        long[] applied = (long[]) plan.id().take();
+        if (applied != null && applied[applied.length - 1] <= now) {
+            applied = null;                      // its record ended with its lease
+        } else if (applied != null && changesNothing(plan, settlement)) {
+            return;
+        }
+        PlanGroups groups = plan.groups();
+        Cells cells = lock(groups);
+        CounterCell[] held = cells.byGroup();
+        CounterCell.Field[] fields = cells.fields();
         try {
-            long[] applied = held[0].forgetDecision(plan.requestId());
             if (applied == null && settlement.cancel()) {
                 cancelled.put(plan.requestId(), now + plan.leaseMillis());
                 return;
@@ -197,16 +213,54 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             for (int i = 0; i < groups.size(); i++) {
                 CounterGroup group = groups.get(i);
                 CounterCell cell = held[i];
-                cell.releaseSlot(plan.requestId());
+                if (group.increments().slot()) {
+                    cell.releaseSlot(plan.requestId());
+                }
                 if (group.countsMoney()) {
-                    settleMoney(group, cell, plan.requestId(), settlement, now);
+                    settleMoney(group, cell, fields[i], plan.requestId(), settlement, now);
                 } else if (group.window().counts()) {
-                    settleCounts(group, cell, applied != null, applied == null ? 0 : applied[i], settlement, now);
+                    settleCounts(group, cell, fields[i], applied != null, applied == null ? 0 : applied[i], settlement, now);
                 }
             }
         } finally {
-            unlock(held);
+            cells.unlock();
         }
+    }
+
+    /**
+     * Whether settling a recorded decision leaves every counter as it is: no slot to give back, no
+     * money, and the usage of each token dimension a group counts equal to what it reserved (an
+     * abort of a request that reserved no tokens): then no cell is locked.
+     */
+    private static boolean changesNothing(Plan plan, Settlement settlement) {
+        if (settlement.cancel() || plan.groups().acquires()) {
+            return false;
+        }
+        if (!plan.groups().reservesTokens()) {
+            return usesNoTokens(settlement);
+        }
+        for (CounterGroup group : plan.groups()) {
+            if (group.window().counts()) {
+                for (Dimension dimension : Dimension.TOKEN_DIMENSIONS) {
+                    if (group.limits().limits(dimension)
+                            && settlement.delta(dimension, group.increments().of(dimension)) != 0) {
+                        return false;
+                    }
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Whether the settlement records no token of any kind (zero, or the reservation kept). */
+    private static boolean usesNoTokens(Settlement settlement) {
+        for (Dimension dimension : Dimension.TOKEN_DIMENSIONS) {
+            long used = settlement.used(dimension);
+            if (used != 0 && used != Settlement.KEEP) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -214,9 +268,8 @@ public final class MemoryAdmissionStore implements AdmissionStore {
      *                  the usage goes to the live window
      * @param windowEnd the end of the window the decision counted in (when recorded)
      */
-    private static void settleCounts(CounterGroup group, CounterCell cell, boolean recorded, long windowEnd,
-                                     Settlement settlement, long now) {
-        String field = field(group);
+    private static void settleCounts(CounterGroup group, CounterCell cell, CounterCell.Field field, boolean recorded,
+                                     long windowEnd, Settlement settlement, long now) {
         Increments added = group.increments();
         if (!recorded && settlement.unanswered()) {
             long[] live = liveCounts(cell, field, now, group);
@@ -260,8 +313,8 @@ public final class MemoryAdmissionStore implements AdmissionStore {
      * back, and (unless cancelled) the cost is spent, once: a settlement after the lease ended
      * neither refunds twice nor charges twice. {@link Settlement#KEEP} spends the worst case.
      */
-    private static void settleMoney(CounterGroup group, CounterCell cell, String requestId, Settlement settlement, long now) {
-        String field = field(group);
+    private static void settleMoney(CounterGroup group, CounterCell cell, CounterCell.Field field, String requestId,
+                                    Settlement settlement, long now) {
         cell.release(field, requestId);
         if (!settlement.cancel()) {
             long spent = settlement.micros() == Settlement.KEEP ? group.increments().micros() : settlement.micros();
@@ -269,9 +322,9 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         }
     }
 
-    private static long[] liveCounts(CounterCell cell, String field, long now, CounterGroup group) {
+    private static long[] liveCounts(CounterCell cell, CounterCell.Field field, long now, CounterGroup group) {
         cell.roll(now, group.window());
-        return cell.live(field);
+        return field.live;
     }
 
     @Override
@@ -344,40 +397,63 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         return group.kind() == GroupKind.POOL ? group.member() : "";
     }
 
-    /**
-     * Locks the cell of every group in ascending {@link CounterCell#order} (each cell once); returns
-     * each group's cell. A pool group lives in the cell of the model group before it.
-     */
-    private CounterCell[] lock(List<CounterGroup> groups) {
-        int n = groups.size();
-        while (true) {
-            CounterCell[] byGroup = new CounterCell[n];
-            for (int i = 0; i < n; i++) {
-                byGroup[i] = cellOf(groups, i, byGroup);
+    /** The cells of a list of groups as this store compiled them: one per group, and each once in lock order. */
+    private record Cells(MemoryAdmissionStore store, CounterCell[] byGroup, CounterCell.Field[] fields,
+                         CounterCell[] lockOrder) {
+
+        /** Locks every cell; {@code false} (nothing held) when one of them was swept meanwhile. */
+        boolean lock() {
+            for (int i = 0; i < lockOrder.length; i++) {
+                lockOrder[i].lock.lock();
+                if (lockOrder[i].removed) {
+                    unlock(i + 1);
+                    return false;
+                }
             }
-            boolean stale = false;
-            CounterCell last = null;
-            for (CounterCell cell = next(byGroup, Long.MIN_VALUE); cell != null; cell = next(byGroup, last.order)) {
-                cell.lock.lock();
-                stale |= cell.removed;
-                last = cell;
+            return true;
+        }
+
+        void unlock() {
+            unlock(lockOrder.length);
+        }
+
+        private void unlock(int locked) {
+            for (int i = locked - 1; i >= 0; i--) {
+                lockOrder[i].lock.unlock();
             }
-            if (!stale) {
-                return byGroup;
-            }
-            unlock(byGroup);
         }
     }
 
-    /** The cell with the smallest order above {@code after}, {@code null} when none: plans hold few cells. */
-    private static CounterCell next(CounterCell[] cells, long after) {
-        CounterCell next = null;
-        for (CounterCell cell : cells) {
-            if (cell.order > after && (next == null || cell.order < next.order)) {
-                next = cell;
+    /**
+     * Locks the cell of every group, in ascending {@link CounterCell#order} (each cell once). The
+     * cells are looked up once per list of groups and kept on it; a cell swept since is looked up again.
+     */
+    private Cells lock(PlanGroups groups) {
+        if (groups.compiled() instanceof Cells known && known.store == this && known.lock()) {
+            return known;
+        }
+        while (true) {
+            Cells cells = cellsOf(groups);
+            if (cells.lock()) {
+                for (int i = 0; i < cells.fields.length; i++) {
+                    cells.fields[i] = cells.byGroup[i].field(field(groups.get(i)));   // under the lock
+                }
+                groups.compile(cells);
+                return cells;
             }
         }
-        return next;
+    }
+
+    /** The cells of the groups: a pool group lives in the cell of the model group before it. */
+    private Cells cellsOf(PlanGroups groups) {
+        int n = groups.size();
+        CounterCell[] byGroup = new CounterCell[n];
+        for (int i = 0; i < n; i++) {
+            byGroup[i] = cellOf(groups, i, byGroup);
+        }
+        CounterCell[] distinct = Arrays.stream(byGroup).distinct()
+                .sorted(Comparator.comparingLong(cell -> cell.order)).toArray(CounterCell[]::new);
+        return new Cells(this, byGroup, new CounterCell.Field[n], distinct);
     }
 
     private CounterCell cellOf(List<CounterGroup> groups, int index, CounterCell[] found) {
@@ -392,14 +468,6 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             }
         }
         return cells.computeIfAbsent(CellKey.of(group), k -> new CounterCell());
-    }
-
-    private static void unlock(CounterCell[] held) {
-        for (CounterCell cell : held) {
-            if (cell.lock.isHeldByCurrentThread()) {
-                cell.lock.unlock();
-            }
-        }
     }
 
     private void sweep() {
@@ -425,19 +493,5 @@ public final class MemoryAdmissionStore implements AdmissionStore {
     /** Cells kept, for tests of the memory bound. */
     int size() {
         return cells.size();
-    }
-
-    /** Decisions not yet settled, for tests of the memory bound. */
-    int pendingDecisions() {
-        int pending = 0;
-        for (CounterCell cell : cells.values()) {
-            cell.lock.lock();
-            try {
-                pending += cell.pendingDecisions();
-            } finally {
-                cell.lock.unlock();
-            }
-        }
-        return pending;
     }
 }

@@ -38,7 +38,7 @@ final class SlotCall {
         for (int index : planIndexes) {
             groups.add(plan.group(index));
         }
-        subPlan = new Plan(plan.requestId(), plan.model(), plan.pool(), groups, plan.leaseMillis(), plan.cost());
+        subPlan = plan.withGroups(groups);
         Map<String, Integer> keyIndex = new LinkedHashMap<>();
         hashIndex = new int[planIndexes.length];
         slotsIndex = new int[planIndexes.length];

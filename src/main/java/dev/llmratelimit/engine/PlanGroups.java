@@ -1,0 +1,146 @@
+package dev.llmratelimit.engine;
+
+import java.util.AbstractList;
+import java.util.List;
+import java.util.RandomAccess;
+
+/**
+ * The counter groups of a plan, in check order, with what every decision asks of them worked out
+ * once: where the model group is, whether a pool shares work. A list of a configured model's pool
+ * (and of a caller with it) is built once per policy and used by every request; a store compiles
+ * what it needs for a list's counters (the memory store: cell references and lock order) once and
+ * keeps it on the list ({@link #compiled}). Lists that differ only in increments or limits (a
+ * request's token estimate, a work-conserving share as decided) hold the same counters and share
+ * what was compiled.
+ */
+public final class PlanGroups extends AbstractList<CounterGroup> implements RandomAccess {
+
+    /** What a store compiled for the counters of one or more lists. */
+    private static final class Compiled {
+        volatile Object value;
+    }
+
+    private final CounterGroup[] groups;
+    private final int modelIndex;
+    private final int[] modelGroups;
+    private final boolean sharesWork;
+    private final boolean hasPools;
+    private final boolean hasBudgets;
+    private final boolean acquires;
+    private final boolean reservesTokens;
+    private final Compiled compiled;
+
+    private PlanGroups(CounterGroup[] groups, Compiled compiled) {
+        if (groups.length == 0) {
+            throw new IllegalArgumentException("A plan has at least one group");
+        }
+        this.groups = groups;
+        this.compiled = compiled;
+        int[] models = new int[groups.length];
+        int modelCount = 0;
+        boolean shares = false;
+        boolean pools = false;
+        boolean budgets = false;
+        boolean acquiring = false;
+        boolean reserving = false;
+        for (int i = 0; i < groups.length; i++) {
+            CounterGroup group = groups[i];
+            if (group.kind() == GroupKind.MODEL) {
+                models[modelCount++] = i;
+            }
+            shares |= group.sharing() != null;
+            pools |= group.kind() == GroupKind.POOL;
+            budgets |= group.kind() == GroupKind.BUDGET;
+            acquiring |= group.increments().slot() || group.countsMoney();
+            reserving |= group.window().counts() && group.increments().reservesTokens();
+        }
+        this.modelGroups = java.util.Arrays.copyOf(models, modelCount);
+        this.modelIndex = modelCount == 0 ? -1 : models[0];
+        this.sharesWork = shares;
+        this.hasPools = pools;
+        this.hasBudgets = budgets;
+        this.acquires = acquiring;
+        this.reservesTokens = reserving;
+    }
+
+    /** These groups as a plan holds them: the list itself when it already is one. */
+    public static PlanGroups of(List<CounterGroup> groups) {
+        return groups instanceof PlanGroups built ? built : new PlanGroups(groups.toArray(new CounterGroup[0]), new Compiled());
+    }
+
+    /** {@code first} followed by {@code then}. */
+    public static PlanGroups concat(List<CounterGroup> first, List<CounterGroup> then) {
+        CounterGroup[] all = new CounterGroup[first.size() + then.size()];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = i < first.size() ? first.get(i) : then.get(i - first.size());
+        }
+        return new PlanGroups(all, new Compiled());
+    }
+
+    /**
+     * The same counters with group {@code i} replaced by {@code replaced[i]} where that is not
+     * {@code null}: each replacement must name the same counters (kind, id, member, window).
+     */
+    public PlanGroups replacing(CounterGroup[] replaced) {
+        CounterGroup[] next = groups.clone();
+        for (int i = 0; i < next.length; i++) {
+            if (replaced[i] != null) {
+                next[i] = replaced[i];
+            }
+        }
+        return new PlanGroups(next, compiled);
+    }
+
+    @Override
+    public CounterGroup get(int index) {
+        return groups[index];
+    }
+
+    @Override
+    public int size() {
+        return groups.length;
+    }
+
+    /** The index of the model group (the source of saturation), -1 without one. */
+    public int modelIndex() {
+        return modelIndex;
+    }
+
+    /** The indexes of the model groups (one per window length), in order. */
+    public int[] modelGroups() {
+        return modelGroups;
+    }
+
+    /** Whether a group is a work-conserving pool, whose limits depend on the pools active. */
+    public boolean sharesWork() {
+        return sharesWork;
+    }
+
+    public boolean hasPools() {
+        return hasPools;
+    }
+
+    public boolean hasBudgets() {
+        return hasBudgets;
+    }
+
+    /** Whether a group takes something a settlement must give back: a parallel slot or money. */
+    public boolean acquires() {
+        return acquires;
+    }
+
+    /** Whether a group with a window adds tokens before the call ({@code token-admission=reserve}). */
+    public boolean reservesTokens() {
+        return reservesTokens;
+    }
+
+    /** What the store that compiled these counters last kept, {@code null} before. */
+    public Object compiled() {
+        return compiled.value;
+    }
+
+    /** Keeps what a store compiled for these counters; a store checks that what it reads back is its own. */
+    public void compile(Object value) {
+        compiled.value = value;
+    }
+}
