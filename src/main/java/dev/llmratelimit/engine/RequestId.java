@@ -81,6 +81,20 @@ public final class RequestId {
         return KEPT.getAndSet(this, (Object) null);
     }
 
+    /**
+     * Ids are equal only to themselves (a decision is one object, wherever its plan goes); the hash
+     * is cheap and never builds the name.
+     */
+    @Override
+    public int hashCode() {
+        return prefix == null ? value.hashCode() : Long.hashCode(number * 0x9E3779B97F4A7C15L);
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return this == other;
+    }
+
     @Override
     public String toString() {
         return value();

@@ -5,6 +5,7 @@ import dev.llmratelimit.engine.CounterGroup;
 import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.ModelGroups;
 import dev.llmratelimit.engine.Plan;
+import dev.llmratelimit.engine.RequestId;
 import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.StoreUnavailableException;
 import dev.llmratelimit.engine.Verdict;
@@ -35,9 +36,9 @@ public final class OutstandingAdmissions implements AdmissionStore {
     }
 
     private final AdmissionStore delegate;
-    private final Map<String, Outstanding> outstanding = new ConcurrentHashMap<>();
+    private final Map<RequestId, Outstanding> outstanding = new ConcurrentHashMap<>();
     /** Decisions the stop settled itself: their own settlement, when it comes, is dropped. */
-    private final Set<String> settledAtStop = ConcurrentHashMap.newKeySet();
+    private final Set<RequestId> settledAtStop = ConcurrentHashMap.newKeySet();
     /** Decisions under way: the stop waits for them too, since each may add an outstanding one. */
     private final AtomicInteger deciding = new AtomicInteger();
     private volatile boolean stopping;
@@ -64,12 +65,12 @@ public final class OutstandingAdmissions implements AdmissionStore {
                 verdict = clock == null ? delegate.decide(plan) : delegate.decide(plan, clock, now);
             } catch (StoreUnavailableException e) {
                 if (e.mayHaveRun()) {
-                    outstanding.put(plan.requestId(), new Outstanding(plan, true));   // served (fail-open) or cancelled: settled either way
+                    outstanding.put(plan.id(), new Outstanding(plan, true));   // served (fail-open) or cancelled: settled either way
                 }
                 throw e;
             }
             if (verdict.admitted()) {
-                outstanding.put(plan.requestId(), new Outstanding(plan, false));
+                outstanding.put(plan.id(), new Outstanding(plan, false));
             }
             return verdict;
         } finally {
@@ -86,7 +87,7 @@ public final class OutstandingAdmissions implements AdmissionStore {
     /** Passes the caller's clock reading on ({@code clock == null}: none). */
     @Override
     public void settle(Plan plan, Settlement settlement, Clock clock, long now) {
-        if (outstanding.remove(plan.requestId()) != null || !settledAtStop.contains(plan.requestId())) {
+        if (outstanding.remove(plan.id()) != null || !settledAtStop.contains(plan.id())) {
             if (clock == null) {
                 delegate.settle(plan, settlement);
             } else {
@@ -116,7 +117,7 @@ public final class OutstandingAdmissions implements AdmissionStore {
             }
         }
         int settled = 0;
-        for (String requestId : outstanding.keySet()) {
+        for (RequestId requestId : outstanding.keySet()) {
             settledAtStop.add(requestId);
             Outstanding left = outstanding.remove(requestId);
             if (left == null) {

@@ -3,6 +3,7 @@ package dev.llmratelimit.store.memory;
 import dev.llmratelimit.engine.Dimension;
 import dev.llmratelimit.engine.GroupCounts;
 import dev.llmratelimit.engine.GroupWindow;
+import dev.llmratelimit.engine.RequestId;
 
 import java.util.Arrays;
 import java.util.HashMap;
@@ -45,7 +46,7 @@ final class CounterCell {
     private GroupWindow window = GroupWindow.NONE;
     private final Map<String, Field> fields = new HashMap<>(4);
     /** Request id to lease end. */
-    private final Map<String, Long> slots = new HashMap<>(4);
+    private final Map<RequestId, Long> slots = new HashMap<>(4);
     /** No slot's lease ends before this: until then no slot needs to be looked at to expire it. */
     private long earliestLease = Long.MAX_VALUE;
     /** A budget period's reservations, created on first use. */
@@ -107,13 +108,13 @@ final class CounterCell {
     }
 
     /** Holds a parallel slot for the request until {@code leaseEnd}. */
-    void holdSlot(String requestId, long leaseEnd) {
+    void holdSlot(RequestId requestId, long leaseEnd) {
         slots.put(requestId, leaseEnd);
         earliestLease = Math.min(earliestLease, leaseEnd);
     }
 
     /** Gives the request's slot back, if it holds one. */
-    void releaseSlot(String requestId) {
+    void releaseSlot(RequestId requestId) {
         if (!slots.isEmpty()) {
             slots.remove(requestId);
         }

@@ -31,8 +31,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Counters in this JVM's memory, executing a whole plan under the locks of the cells it touches,
  * taken in one fixed order (so two plans never deadlock). What a decision applied (the window end
  * of each group) is kept on its {@link dev.llmratelimit.engine.RequestId} until it is settled or its
- * lease ends: taking that record is what makes settlement exactly-once, and a settlement that
- * changes no counter (an abort of a request that reserved nothing) locks nothing. Cells whose
+ * lease ends: taking that record is what makes settlement exactly-once, and a settlement locks only
+ * the cells whose counters it changes (an abort of a request that reserved nothing and holds no
+ * slot locks none). Cells whose
  * windows ended and that hold no slot are dropped every {@value #SWEEP_EVERY} decisions, so memory
  * is bounded by the models and the callers active in one window.
  */
@@ -80,7 +81,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             throw StoreUnavailableException.notRun("The decision was cancelled before it ran");
         }
         PlanGroups groups = plan.groups();
-        Cells cells = lock(groups);
+        Cells cells = lock(groups, ALL_GROUPS);
         CounterCell[] held = cells.byGroup();
         CounterCell.Field[] fields = cells.fields();
         try {
@@ -116,7 +117,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             }
             return verdict;
         } finally {
-            cells.unlock();
+            cells.unlock(ALL_GROUPS);
         }
     }
 
@@ -176,7 +177,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             }
         }
         if (add.slot()) {
-            cell.holdSlot(plan.requestId(), now + plan.leaseMillis());
+            cell.holdSlot(plan.id(), now + plan.leaseMillis());
         }
     }
 
@@ -192,11 +193,13 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         long[] applied = (long[]) plan.id().take();
         if (applied != null && applied[applied.length - 1] <= now) {
             applied = null;                      // its record ended with its lease
-        } else if (applied != null && changesNothing(plan, settlement)) {
-            return;
         }
         PlanGroups groups = plan.groups();
-        Cells cells = lock(groups);
+        long changing = applied == null ? ALL_GROUPS : changing(groups, settlement);
+        if (changing == 0) {
+            return;
+        }
+        Cells cells = lock(groups, changing);
         CounterCell[] held = cells.byGroup();
         CounterCell.Field[] fields = cells.fields();
         try {
@@ -211,10 +214,13 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 cancelled.put(plan.requestId(), now + plan.leaseMillis());   // counted now: a later decision obeys
             }
             for (int i = 0; i < groups.size(); i++) {
+                if ((changing & bit(i)) == 0) {
+                    continue;
+                }
                 CounterGroup group = groups.get(i);
                 CounterCell cell = held[i];
                 if (group.increments().slot()) {
-                    cell.releaseSlot(plan.requestId());
+                    cell.releaseSlot(plan.id());
                 }
                 if (group.countsMoney()) {
                     settleMoney(group, cell, fields[i], plan.requestId(), settlement, now);
@@ -223,33 +229,44 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 }
             }
         } finally {
-            cells.unlock();
+            cells.unlock(changing);
         }
     }
 
     /**
-     * Whether settling a recorded decision leaves every counter as it is: no slot to give back, no
-     * money, and the usage of each token dimension a group counts equal to what it reserved (an
-     * abort of a request that reserved no tokens): then no cell is locked.
+     * The groups whose counters settling a recorded decision changes, as a mask of {@link #bit}s:
+     * those with a slot to give back or money, and those whose count of a token dimension the
+     * usage replaces by something else than it reserved. Only their cells are locked; an abort of
+     * a request that reserved nothing and holds no slot locks none.
      */
-    private static boolean changesNothing(Plan plan, Settlement settlement) {
-        if (settlement.cancel() || plan.groups().acquires()) {
-            return false;
+    private static long changing(PlanGroups groups, Settlement settlement) {
+        if (settlement.cancel()) {
+            return ALL_GROUPS;
         }
-        if (!plan.groups().reservesTokens()) {
-            return usesNoTokens(settlement);
+        if (!groups.acquires() && !groups.reservesTokens() && usesNoTokens(settlement)) {
+            return 0;
         }
-        for (CounterGroup group : plan.groups()) {
-            if (group.window().counts()) {
-                for (Dimension dimension : Dimension.TOKEN_DIMENSIONS) {
-                    if (group.limits().limits(dimension)
-                            && settlement.delta(dimension, group.increments().of(dimension)) != 0) {
-                        return false;
-                    }
+        long changing = 0;
+        for (int i = 0; i < groups.size(); i++) {
+            if (changes(groups.get(i), settlement)) {
+                changing |= bit(i);
+            }
+        }
+        return changing;
+    }
+
+    private static boolean changes(CounterGroup group, Settlement settlement) {
+        if (group.increments().slot() || group.countsMoney()) {
+            return true;
+        }
+        if (group.window().counts()) {
+            for (Dimension dimension : Dimension.TOKEN_DIMENSIONS) {
+                if (group.limits().limits(dimension) && settlement.delta(dimension, group.increments().of(dimension)) != 0) {
+                    return true;
                 }
             }
         }
-        return true;
+        return false;
     }
 
     /** Whether the settlement records no token of any kind (zero, or the reservation kept). */
@@ -397,48 +414,86 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         return group.kind() == GroupKind.POOL ? group.member() : "";
     }
 
-    /** The cells of a list of groups as this store compiled them: one per group, and each once in lock order. */
-    private record Cells(MemoryAdmissionStore store, CounterCell[] byGroup, CounterCell.Field[] fields,
-                         CounterCell[] lockOrder) {
+    /** Every group of a plan, as a mask of {@link #bit}s. */
+    private static final long ALL_GROUPS = -1L;
 
-        /** Locks every cell; {@code false} (nothing held) when one of them was swept meanwhile. */
-        boolean lock() {
+    /** The bit of group (or cell) {@code index} in a mask; indexes from 63 on share the top bit. */
+    private static long bit(int index) {
+        return 1L << Math.min(index, 63);
+    }
+
+    /**
+     * The cells of a list of groups as this store compiled them: one per group, each once in lock
+     * order, and where each group's cell comes in that order.
+     */
+    private record Cells(MemoryAdmissionStore store, CounterCell[] byGroup, CounterCell.Field[] fields,
+                         CounterCell[] lockOrder, int[] lockIndex) {
+
+        /** The cells of the groups in {@code groups}, as a mask over the lock order. */
+        private long cellsOf(long groups) {
+            if (groups == ALL_GROUPS) {
+                return ALL_GROUPS;
+            }
+            long cells = 0;
+            for (int i = 0; i < lockIndex.length; i++) {
+                if ((groups & bit(i)) != 0) {
+                    cells |= bit(lockIndex[i]);
+                }
+            }
+            return cells;
+        }
+
+        /** Locks the cells of the groups in the mask; {@code false} (nothing held) when one was swept meanwhile. */
+        boolean lock(long groups) {
+            long cells = cellsOf(groups);
             for (int i = 0; i < lockOrder.length; i++) {
+                if ((cells & bit(i)) == 0) {
+                    continue;
+                }
                 lockOrder[i].lock.lock();
                 if (lockOrder[i].removed) {
-                    unlock(i + 1);
+                    unlock(cells, i + 1);
                     return false;
                 }
             }
             return true;
         }
 
-        void unlock() {
-            unlock(lockOrder.length);
+        void unlock(long groups) {
+            unlock(cellsOf(groups), lockOrder.length);
         }
 
-        private void unlock(int locked) {
+        private void unlock(long cells, int locked) {
             for (int i = locked - 1; i >= 0; i--) {
-                lockOrder[i].lock.unlock();
+                if ((cells & bit(i)) != 0) {
+                    lockOrder[i].lock.unlock();
+                }
             }
         }
     }
 
     /**
-     * Locks the cell of every group, in ascending {@link CounterCell#order} (each cell once). The
-     * cells are looked up once per list of groups and kept on it; a cell swept since is looked up again.
+     * Locks the cells of the groups in the mask, in ascending {@link CounterCell#order} (each cell
+     * once). The cells are looked up once per list of groups and kept on it; a cell swept since is
+     * looked up again.
      */
-    private Cells lock(PlanGroups groups) {
-        if (groups.compiled() instanceof Cells known && known.store == this && known.lock()) {
+    private Cells lock(PlanGroups groups, long mask) {
+        if (groups.compiled() instanceof Cells known && known.store == this && known.lock(mask)) {
             return known;
         }
         while (true) {
             Cells cells = cellsOf(groups);
-            if (cells.lock()) {
+            if (cells.lock(ALL_GROUPS)) {
                 for (int i = 0; i < cells.fields.length; i++) {
                     cells.fields[i] = cells.byGroup[i].field(field(groups.get(i)));   // under the lock
                 }
                 groups.compile(cells);
+                if (mask != ALL_GROUPS) {
+                    cells.unlock(ALL_GROUPS);
+                    if (!cells.lock(mask)) {
+                        continue;
+                    }
+                }
                 return cells;
             }
         }
@@ -453,7 +508,11 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         }
         CounterCell[] distinct = Arrays.stream(byGroup).distinct()
                 .sorted(Comparator.comparingLong(cell -> cell.order)).toArray(CounterCell[]::new);
-        return new Cells(this, byGroup, new CounterCell.Field[n], distinct);
+        int[] lockIndex = new int[n];
+        for (int i = 0; i < n; i++) {
+            lockIndex[i] = Arrays.asList(distinct).indexOf(byGroup[i]);
+        }
+        return new Cells(this, byGroup, new CounterCell.Field[n], distinct, lockIndex);
     }
 
     private CounterCell cellOf(List<CounterGroup> groups, int index, CounterCell[] found) {
