@@ -90,11 +90,11 @@ public final class Limits {
 
     /** The limit of one dimension, {@link #NONE} if not limited. */
     public long of(Dimension dimension) {
-        return switch (dimension) {
-            case PARALLEL_REQUESTS -> parallel;
-            case MONEY -> micros;
-            default -> windowed[dimension.index()];
-        };
+        int index = dimension.index();
+        if (index < windowed.length) {
+            return windowed[index];
+        }
+        return dimension == Dimension.PARALLEL_REQUESTS ? parallel : micros;
     }
 
     /** A configured limit where 0 means "not set" (per-caller limits) as a {@link Limits} figure. */

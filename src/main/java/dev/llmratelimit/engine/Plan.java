@@ -84,12 +84,7 @@ public record Plan(RequestId id, String model, String pool, PlanGroups groups, l
      * active ({@code active[i]} for group {@code i}, {@code null} for the other groups).
      */
     public Plan among(boolean[][] active) {
-        CounterGroup[] decided = new CounterGroup[groups.size()];
-        for (int i = 0; i < decided.length; i++) {
-            CounterGroup group = groups.get(i);
-            decided[i] = group.sharing() == null ? null : group.among(active[i]);
-        }
-        return new Plan(id, model, pool, groups.replacing(decided), leaseMillis, cost);
+        return new Plan(id, model, pool, groups.among(active), leaseMillis, cost);
     }
 
     /**
@@ -104,12 +99,7 @@ public record Plan(RequestId id, String model, String pool, PlanGroups groups, l
 
     /** The sharing of the plan's first work-conserving pool group as decided, {@code null} without one. */
     public PoolSharing sharing() {
-        for (CounterGroup group : groups) {
-            if (group.sharing() != null) {
-                return group.sharing();
-            }
-        }
-        return null;
+        return groups.sharing();
     }
 
     /** This plan with more groups after its own (budgets). */

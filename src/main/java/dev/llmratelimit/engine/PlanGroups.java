@@ -23,12 +23,18 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
     private final CounterGroup[] groups;
     private final int modelIndex;
     private final int[] modelGroups;
-    private final boolean sharesWork;
+    private final PoolSharing sharing;
     private final boolean hasPools;
     private final boolean hasBudgets;
     private final boolean acquires;
     private final boolean reservesTokens;
     private final Compiled compiled;
+    /** The last list decided among a set of active pools ({@link #among}), reused while the set stays. */
+    private volatile Among lastAmong;
+
+    /** A list as decided among the pools active, with the key of their set. */
+    private record Among(long key, PlanGroups groups) {
+    }
 
     private PlanGroups(CounterGroup[] groups, Compiled compiled) {
         if (groups.length == 0) {
@@ -38,7 +44,7 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
         this.compiled = compiled;
         int[] models = new int[groups.length];
         int modelCount = 0;
-        boolean shares = false;
+        PoolSharing firstSharing = null;
         boolean pools = false;
         boolean budgets = false;
         boolean acquiring = false;
@@ -48,7 +54,9 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
             if (group.kind() == GroupKind.MODEL) {
                 models[modelCount++] = i;
             }
-            shares |= group.sharing() != null;
+            if (firstSharing == null) {
+                firstSharing = group.sharing();
+            }
             pools |= group.kind() == GroupKind.POOL;
             budgets |= group.kind() == GroupKind.BUDGET;
             acquiring |= group.increments().slot() || group.countsMoney();
@@ -56,7 +64,7 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
         }
         this.modelGroups = java.util.Arrays.copyOf(models, modelCount);
         this.modelIndex = modelCount == 0 ? -1 : models[0];
-        this.sharesWork = shares;
+        this.sharing = firstSharing;
         this.hasPools = pools;
         this.hasBudgets = budgets;
         this.acquires = acquiring;
@@ -91,6 +99,47 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
         return new PlanGroups(next, compiled);
     }
 
+    /**
+     * These groups as decided: each work-conserving pool group held to its share among the pools
+     * active ({@code active[i]} for group {@code i}, {@code null} for the other groups). The same
+     * list comes back while the same pools are active.
+     */
+    public PlanGroups among(boolean[][] active) {
+        long key = activeKey(active);
+        Among last = lastAmong;
+        if (key >= 0 && last != null && last.key == key) {
+            return last.groups;
+        }
+        CounterGroup[] decided = new CounterGroup[groups.length];
+        for (int i = 0; i < decided.length; i++) {
+            decided[i] = groups[i].sharing() == null ? null : groups[i].among(active[i]);
+        }
+        PlanGroups among = replacing(decided);
+        if (key >= 0) {
+            lastAmong = new Among(key, among);
+        }
+        return among;
+    }
+
+    /** The active pools of every sharing group as one number; -1 when they do not fit 63 bits. */
+    private static long activeKey(boolean[][] active) {
+        long key = 0;
+        int bits = 0;
+        for (boolean[] pools : active) {
+            if (pools == null) {
+                continue;
+            }
+            if (bits + pools.length > 63) {
+                return -1;
+            }
+            for (boolean on : pools) {
+                key = key << 1 | (on ? 1 : 0);
+            }
+            bits += pools.length;
+        }
+        return key;
+    }
+
     @Override
     public CounterGroup get(int index) {
         return groups[index];
@@ -113,7 +162,12 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
 
     /** Whether a group is a work-conserving pool, whose limits depend on the pools active. */
     public boolean sharesWork() {
-        return sharesWork;
+        return sharing != null;
+    }
+
+    /** The sharing of the first work-conserving pool group, {@code null} without one. */
+    public PoolSharing sharing() {
+        return sharing;
     }
 
     public boolean hasPools() {

@@ -73,7 +73,7 @@ public final class RequestId {
 
     /** Keeps what an in-JVM store's decision applied, until {@link #take}. */
     public void keep(Object applied) {
-        KEPT.setVolatile(this, applied);
+        KEPT.setRelease(this, applied);   // read by take's getAndSet, which acquires
     }
 
     /** What {@link #keep} kept, once: every later call (and one without a decision kept) gets {@code null}. */

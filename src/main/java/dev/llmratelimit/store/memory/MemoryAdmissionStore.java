@@ -25,7 +25,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Counters in this JVM's memory, executing a whole plan under the locks of the cells it touches,
@@ -45,7 +44,12 @@ public final class MemoryAdmissionStore implements AdmissionStore {
     private final ConcurrentMap<CellKey, CounterCell> cells = new ConcurrentHashMap<>();
     /** Request ids cancelled, or counted without an answer, before their decision ran: to lease end. */
     private final ConcurrentMap<String, Long> cancelled = new ConcurrentHashMap<>();
-    private final AtomicInteger untilSweep = new AtomicInteger(SWEEP_EVERY);
+    /**
+     * Decisions until the next sweep. Counted without synchronisation on purpose: under contention a
+     * decrement may be lost and the sweep come a little later, which costs nothing but memory for
+     * a moment, while an atomic counter would cost every decision a fenced write.
+     */
+    private int untilSweep = SWEEP_EVERY;
 
     /** Which cell a group lives in: a pool lives in its model's. */
     private record CellKey(char kind, String id, String member, String period) {
@@ -74,7 +78,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
     @Override
     public Verdict decide(Plan plan, Clock engineClock, long engineNow) {
         long now = engineClock == clock ? engineNow : clock.millis();
-        if (untilSweep.decrementAndGet() <= 0) {
+        if (--untilSweep <= 0) {
             sweep();
         }
         if (!cancelled.isEmpty() && cancelled.remove(plan.requestId()) != null) {
@@ -530,7 +534,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
     }
 
     private void sweep() {
-        untilSweep.set(SWEEP_EVERY);
+        untilSweep = SWEEP_EVERY;
         long now = clock.millis();
         cancelled.values().removeIf(leaseEnd -> leaseEnd <= now);
         cells.entrySet().removeIf(entry -> {
