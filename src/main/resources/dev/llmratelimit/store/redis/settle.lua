@@ -20,13 +20,14 @@
 --          field suffix, window ms, sliding, period end, increments micros, counts money (1/0),
 --          then the number of its windowed dimensions and per dimension: field letter, increment,
 --          settles (1/0: the usage replaces the increment), usage (-1: keep the increment)
-local requestId = ARGV[1]
-local lease = tonumber(ARGV[2])
-local n = tonumber(ARGV[3])
-local micros = tonumber(ARGV[4])
-local cancel = ARGV[5] == '1'
-local late = ARGV[6] ~= '0'
-local unanswered = ARGV[6] == '2'
+local ARGS = cjson.decode(ARGV[1])
+local requestId = ARGS[1]
+local lease = ARGS[2]
+local n = ARGS[3]
+local micros = ARGS[4]
+local cancel = ARGS[5] == 1
+local late = ARGS[6] ~= 0
+local unanswered = ARGS[6] == 2
 local markerKey = KEYS[#KEYS]
 
 local marker = redis.call('GETDEL', markerKey)
@@ -95,16 +96,16 @@ local applied = marker ~= false and marker ~= nil
 local a = 6
 for i = 1, n do
     local group = {
-        hash = tonumber(ARGV[a + 1]), slots = tonumber(ARGV[a + 2]), leases = tonumber(ARGV[a + 3]),
-        suffix = ARGV[a + 4],
-        window = tonumber(ARGV[a + 5]), sliding = ARGV[a + 6] == '1', periodEnd = tonumber(ARGV[a + 7]),
-        incMic = tonumber(ARGV[a + 8]), countsMoney = ARGV[a + 9] == '1', dims = {}
+        hash = ARGS[a + 1], slots = ARGS[a + 2], leases = ARGS[a + 3],
+        suffix = ARGS[a + 4],
+        window = ARGS[a + 5], sliding = ARGS[a + 6] == 1, periodEnd = ARGS[a + 7],
+        incMic = ARGS[a + 8], countsMoney = ARGS[a + 9] == 1, dims = {}
     }
-    local count = tonumber(ARGV[a + 10])
+    local count = ARGS[a + 10]
     a = a + 10
     for d = 1, count do
-        group.dims[d] = {field = ARGV[a + 1], inc = tonumber(ARGV[a + 2]), settles = ARGV[a + 3] == '1',
-            usage = tonumber(ARGV[a + 4])}
+        group.dims[d] = {field = ARGS[a + 1], inc = ARGS[a + 2], settles = ARGS[a + 3] == 1,
+            usage = ARGS[a + 4]}
         a = a + 4
     end
     if group.slots > 0 then
