@@ -4,15 +4,15 @@
 -- apply every group's increments; the request id's marker keeps the decision's time.
 -- Runs after window.lua.
 -- KEYS     the groups' hashes, slot sets and lease sets, then last the request's marker
--- ARGV     request id, lease ms, group count, then per group: hash index in KEYS (0: none), slot set
---          index (0: none), lease set index (0: none), field suffix, window ms (0: a period or no
---          window), sliding (1/0), period end ms (0: none), model group (1/0), limits parallel,
---          micros (-1: none), enforcement (0 always, 1 when the model is saturated, 2 tracked),
---          threshold, increments micros, slot (1/0), then the number of its windowed dimensions
---          and per dimension: field letter, limit (-1: none; a work-conserving pool's: the model's),
---          increment; then the number of the model's pools for a work-conserving pool (else 0) and
---          if any: the activity hash's index in KEYS, this pool's place (1-based), each pool's name
---          and share
+-- ARGV     one JSON array (decoded into ARGS): request id, lease ms, group count, then per group:
+--          hash index in KEYS (0: none), slot set index (0: none), lease set index (0: none), field
+--          suffix, window ms (0: a period or no window), sliding (1/0), period end ms (0: none),
+--          model group (1/0), limits parallel, micros (-1: none), enforcement (0 always, 1 when the
+--          model is saturated, 2 tracked), threshold, increments micros, slot (1/0), then the number
+--          of its windowed dimensions and per dimension: field letter, limit (-1: none; a
+--          work-conserving pool's: the model's), increment; then the number of the model's pools
+--          for a work-conserving pool (else 0) and if any: the activity hash's index in KEYS, this
+--          pool's place (1-based), each pool's name and share
 -- Returns  {refused group (0 admitted, -1 the request id was already decided or cancelled),
 --          refused dimension (1 requests, 2 tokens, 3 input tokens, 4 output tokens, 5 parallel,
 --          6 money), then per group: per windowed dimension its count and the previous window's,
@@ -20,9 +20,9 @@
 --          work-conserving pool per pool 1 if it was active, else 0}
 -- A budget's reservations whose lease ended are given back first, at most SWEEP per budget and
 -- decision (every decision on the budget sweeps, so they never pile up).
--- Cost: a group is one array (below), its arguments are read where they are used and only those a
--- decision needs are converted to numbers; Lua tables with named fields, closures and tonumber are
--- what a script's time goes to beside its commands.
+-- Cost: the arguments come as one JSON array (one argument is cheaper to send than forty, and
+-- cjson.decode makes its numbers numbers in C); a group is one Lua array (below), its other
+-- arguments read where they are used, only when the group has what they describe.
 local SWEEP = 64
 local PARALLEL = 5
 local MONEY = 6
@@ -42,13 +42,12 @@ if not redis.call('SET', marker, string.format('%d', now), 'NX', 'PX', string.fo
     return {-1, 0}
 end
 
--- A group: an array holding at these indexes its ARGV offset (its arguments are ARGS[at + 1] ...),
--- hash index, window ms, sliding, money (counts m and mr), the offset of its pools' arguments
--- (0: a fixed share), the figures read (micros spent and reserved, slots in flight, ms left, window
--- end), then per windowed dimension from DIMS on: its count, the previous window's, its limit and
--- its increment.
-local AT, HASH, WINDOW, SLIDING, HAS_MONEY, POOLS, M, MR, IN_FLIGHT, LEFT, WINDOW_END = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11
-local DIMS = 11
+-- A group: an array holding at these indexes the offset of its arguments (they are ARGS[at + 1]
+-- ...), window ms, sliding, money (counts m and mr), the offset of its pools' arguments (0: a fixed
+-- share), the figures read (micros spent and reserved, slots in flight, ms left, window end), then
+-- per windowed dimension after DIMS: its count, the previous window's, its limit and its increment.
+local AT, WINDOW, SLIDING, HAS_MONEY, POOLS, M, MR, IN_FLIGHT, LEFT, WINDOW_END = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+local DIMS = 10
 local g = {}
 -- the hashes in KEYS order of first use, each with the groups it holds (a model and its pools share one)
 local hashes = {}
@@ -59,7 +58,7 @@ for i = 1, n do
     local leases = ARGS[a + 3]
     local window = ARGS[a + 5]
     local money = ARGS[a + 10] >= 0 or leases > 0
-    local group = {a, hash, window, ARGS[a + 6] == 1, money, 0, 0, 0, 0, 0, 0}
+    local group = {a, window, ARGS[a + 6] == 1, money, 0, 0, 0, 0, 0, 0}
     local count = ARGS[a + 15]
     a = a + 15
     for d = 1, count do

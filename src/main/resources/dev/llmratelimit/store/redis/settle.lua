@@ -16,11 +16,12 @@
 -- already (exactly one ZREM of its member succeeds), and the cost is spent ('m'), once: -1 spends
 -- the worst case reserved.
 -- KEYS     as admit.lua: the groups' hashes, slot sets and lease sets, then the marker
--- ARGV     one JSON array: request id, lease ms, group count, micros (-1: keep), cancel (1/0), no record (0 nothing,
---          1 late, 2 unanswered), then per group: hash index, slot set index, lease set index,
---          field suffix, window ms, sliding, period end, increments micros, counts money (1/0),
---          then the number of its windowed dimensions and per dimension: field letter, increment,
---          settles (1/0: the usage replaces the increment), usage (-1: keep the increment)
+-- ARGV     one JSON array (decoded into ARGS): request id, lease ms, group count, micros (-1:
+--          keep), cancel (1/0), no record (0 nothing, 1 late, 2 unanswered), then per group: hash
+--          index, slot set index, lease set index, field suffix, window ms, sliding, period end,
+--          increments micros, counts money (1/0), then the number of its windowed dimensions and
+--          per dimension: field letter, increment, settles (1/0: the usage replaces the
+--          increment), usage (-1: keep the increment)
 local ARGS = cjson.decode(ARGV[1])
 local requestId = ARGS[1]
 local lease = ARGS[2]
