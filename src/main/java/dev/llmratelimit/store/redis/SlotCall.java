@@ -86,36 +86,35 @@ final class SlotCall {
 
     Object[] admitArgs() {
         List<CounterGroup> groups = subPlan.groups();
-        List<Object> args = new ArrayList<>(3 + groups.size() * 24);
-        args.add(subPlan.requestId());
-        args.add(Long.toString(subPlan.leaseMillis()));
-        args.add(Integer.toString(groups.size()));
+        ScriptArguments args = new ScriptArguments()
+                .add(subPlan.requestId())
+                .add(subPlan.leaseMillis())
+                .add(groups.size());
         for (int i = 0; i < groups.size(); i++) {
             CounterGroup group = groups.get(i);
             windowArgs(args, i, group.window());
             Limits limits = group.limits();
-            args.add(group.kind() == GroupKind.MODEL ? "1" : "0");
-            args.add(Long.toString(limits.parallel()));
-            args.add(Long.toString(limits.micros()));
+            args.add(group.kind() == GroupKind.MODEL)
+                    .add(limits.parallel())
+                    .add(limits.micros());
             Enforcement enforcement = group.enforcement();
             args.add(switch (enforcement.mode()) {
-                case ALWAYS -> "0";
-                case WHEN_SATURATED -> "1";
-                case TRACKED -> "2";
+                case ALWAYS -> 0L;
+                case WHEN_SATURATED -> 1L;
+                case TRACKED -> 2L;
             });
-            // Double.toString round-trips exactly, so Lua's tonumber compares against the same double.
-            args.add(Double.toString(enforcement.threshold()));
+            args.add(enforcement.threshold());
             Increments add = group.increments();
-            args.add(Long.toString(add.micros()));
-            args.add(add.slot() ? "1" : "0");
+            args.add(add.micros())
+                    .add(add.slot());
             List<Dimension> dimensions = dimensionsOf(group);
-            args.add(Integer.toString(dimensions.size()));
+            args.add(dimensions.size());
             PoolSharing sharing = group.sharing();
             for (Dimension dimension : dimensions) {
-                args.add(String.valueOf(dimension.field()));
-                // a work-conserving pool's limit is the model's, times the share the script works out
-                args.add(Long.toString(sharing == null ? limits.of(dimension) : sharing.capacity()[dimension.index()]));
-                args.add(Long.toString(add.of(dimension)));
+                args.add(String.valueOf(dimension.field()))
+                        // a work-conserving pool's limit is the model's, times the share the script works out
+                        .add(sharing == null ? limits.of(dimension) : sharing.capacity()[dimension.index()])
+                        .add(add.of(dimension));
             }
             sharingArgs(args, i, sharing);
         }
@@ -123,42 +122,42 @@ final class SlotCall {
     }
 
     /** The number of pools (0: a fixed share), then the activity hash's index, this pool's (1-based), each pool and its share. */
-    private void sharingArgs(List<Object> args, int i, PoolSharing sharing) {
+    private void sharingArgs(ScriptArguments args, int i, PoolSharing sharing) {
         if (sharing == null) {
-            args.add("0");
+            args.add(0L);
             return;
         }
-        args.add(Integer.toString(sharing.pools().size()));
-        args.add(Integer.toString(activityIndex[i]));
-        args.add(Integer.toString(sharing.self() + 1));
+        args.add(sharing.pools().size())
+                .add(activityIndex[i])
+                .add(sharing.self() + 1);
         for (int k = 0; k < sharing.pools().size(); k++) {
-            args.add(sharing.pools().get(k));
-            args.add(Double.toString(sharing.shares()[k]));
+            args.add(sharing.pools().get(k))
+                    .add(sharing.shares()[k]);
         }
     }
 
     Object[] settleArgs(Settlement settlement) {
         List<CounterGroup> groups = subPlan.groups();
-        List<Object> args = new ArrayList<>(6 + groups.size() * 26);
-        args.add(subPlan.requestId());
-        args.add(Long.toString(subPlan.leaseMillis()));
-        args.add(Integer.toString(groups.size()));
-        args.add(Long.toString(settlement.micros()));
-        args.add(settlement.cancel() ? "1" : "0");
-        args.add(settlement.unanswered() ? "2" : settlement.late() ? "1" : "0");
+        ScriptArguments args = new ScriptArguments()
+                .add(subPlan.requestId())
+                .add(subPlan.leaseMillis())
+                .add(groups.size())
+                .add(settlement.micros())
+                .add(settlement.cancel())
+                .add(settlement.unanswered() ? 2L : settlement.late() ? 1L : 0L);
         for (int i = 0; i < groups.size(); i++) {
             CounterGroup group = groups.get(i);
             windowArgs(args, i, group.window());
             Increments add = group.increments();
-            args.add(Long.toString(add.micros()));
-            args.add(group.countsMoney() ? "1" : "0");
+            args.add(add.micros())
+                    .add(group.countsMoney());
             List<Dimension> dimensions = dimensionsOf(group);
-            args.add(Integer.toString(dimensions.size()));
+            args.add(dimensions.size());
             for (Dimension dimension : dimensions) {
-                args.add(String.valueOf(dimension.field()));
-                args.add(Long.toString(add.of(dimension)));
-                args.add(dimension.isTokens() && group.limits().limits(dimension) ? "1" : "0");
-                args.add(Long.toString(settlement.used(dimension)));
+                args.add(String.valueOf(dimension.field()))
+                        .add(add.of(dimension))
+                        .add(dimension.isTokens() && group.limits().limits(dimension))
+                        .add(settlement.used(dimension));
             }
         }
         return args.toArray();
@@ -182,13 +181,13 @@ final class SlotCall {
         return dimensions;
     }
 
-    private void windowArgs(List<Object> args, int i, GroupWindow window) {
-        args.add(Integer.toString(hashIndex[i]));
-        args.add(Integer.toString(slotsIndex[i]));
-        args.add(Integer.toString(leasesIndex[i]));
-        args.add(suffix[i]);
-        args.add(Long.toString(window.millis()));
-        args.add(window.sliding() ? "1" : "0");
-        args.add(Long.toString(window.periodEnd()));
+    private void windowArgs(ScriptArguments args, int i, GroupWindow window) {
+        args.add(hashIndex[i])
+                .add(slotsIndex[i])
+                .add(leasesIndex[i])
+                .add(suffix[i])
+                .add(window.millis())
+                .add(window.sliding())
+                .add(window.periodEnd());
     }
 }

@@ -4,15 +4,15 @@
 -- apply every group's increments; the request id's marker keeps the decision's time.
 -- Runs after window.lua.
 -- KEYS     the groups' hashes, slot sets and lease sets, then last the request's marker
--- ARGV     request id, lease ms, group count, then per group: hash index in KEYS (0: none), slot set
---          index (0: none), lease set index (0: none), field suffix, window ms (0: a period or no
---          window), sliding (1/0), period end ms (0: none), model group (1/0), limits parallel,
---          micros (-1: none), enforcement (0 always, 1 when the model is saturated, 2 tracked),
---          threshold, increments micros, slot (1/0), then the number of its windowed dimensions
---          and per dimension: field letter, limit (-1: none; a work-conserving pool's: the model's),
---          increment; then the number of the model's pools for a work-conserving pool (else 0) and
---          if any: the activity hash's index in KEYS, this pool's place (1-based), each pool's name
---          and share
+-- ARGV     one JSON array (decoded into ARGS): request id, lease ms, group count, then per group:
+--          hash index in KEYS (0: none), slot set index (0: none), lease set index (0: none), field
+--          suffix, window ms (0: a period or no window), sliding (1/0), period end ms (0: none),
+--          model group (1/0), limits parallel, micros (-1: none), enforcement (0 always, 1 when the
+--          model is saturated, 2 tracked), threshold, increments micros, slot (1/0), then the number
+--          of its windowed dimensions and per dimension: field letter, limit (-1: none; a
+--          work-conserving pool's: the model's), increment; then the number of the model's pools
+--          for a work-conserving pool (else 0) and if any: the activity hash's index in KEYS, this
+--          pool's place (1-based), each pool's name and share
 -- Returns  {refused group (0 admitted, -1 the request id was already decided or cancelled),
 --          refused dimension (1 requests, 2 tokens, 3 input tokens, 4 output tokens, 5 parallel,
 --          6 money), then per group: per windowed dimension its count and the previous window's,
@@ -20,12 +20,16 @@
 --          work-conserving pool per pool 1 if it was active, else 0}
 -- A budget's reservations whose lease ended are given back first, at most SWEEP per budget and
 -- decision (every decision on the budget sweeps, so they never pile up).
+-- Cost: the arguments come as one JSON array (one argument is cheaper to send than forty, and
+-- cjson.decode makes its numbers numbers in C); a group is one Lua array (below), its other
+-- arguments read where they are used, only when the group has what they describe.
 local SWEEP = 64
 local PARALLEL = 5
 local MONEY = 6
-local requestId = ARGV[1]
-local lease = tonumber(ARGV[2])
-local n = tonumber(ARGV[3])
+local ARGS = cjson.decode(ARGV[1])
+local requestId = ARGS[1]
+local lease = ARGS[2]
+local n = ARGS[3]
 local marker = KEYS[#KEYS]
 
 -- The marker is claimed first: NX refuses a request id already decided or cancelled, and as the
@@ -37,65 +41,69 @@ local now = serverMillis()
 if not redis.call('SET', marker, string.format('%d', now), 'NX', 'PX', string.format('%d', lease)) then
     return {-1, 0}
 end
+
+-- A group: an array holding at these indexes the offset of its arguments (they are ARGS[at + 1]
+-- ...), window ms, sliding, money (counts m and mr), the offset of its pools' arguments (0: a fixed
+-- share), the figures read (micros spent and reserved, slots in flight, ms left, window end), then
+-- per windowed dimension after DIMS: its count, the previous window's, its limit and its increment.
+local AT, WINDOW, SLIDING, HAS_MONEY, POOLS, M, MR, IN_FLIGHT, LEFT, WINDOW_END = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
+local DIMS = 10
 local g = {}
 -- the hashes in KEYS order of first use, each with the groups it holds (a model and its pools share one)
 local hashes = {}
 local hashOrder = {}
 local a = 3
 for i = 1, n do
-    local group = {
-        hash = tonumber(ARGV[a + 1]), slots = tonumber(ARGV[a + 2]), leases = tonumber(ARGV[a + 3]),
-        suffix = ARGV[a + 4],
-        window = tonumber(ARGV[a + 5]), sliding = ARGV[a + 6] == '1', periodEnd = tonumber(ARGV[a + 7]),
-        model = ARGV[a + 8] == '1', limPar = tonumber(ARGV[a + 9]), limMic = tonumber(ARGV[a + 10]),
-        enforcement = tonumber(ARGV[a + 11]), threshold = tonumber(ARGV[a + 12]),
-        incMic = tonumber(ARGV[a + 13]), slot = ARGV[a + 14] == '1',
-        dims = {}, m = 0, mr = 0, inFlight = 0, left = 0, windowEnd = 0
-    }
-    local count = tonumber(ARGV[a + 15])
+    local hash = ARGS[a + 1]
+    local leases = ARGS[a + 3]
+    local window = ARGS[a + 5]
+    local money = ARGS[a + 10] >= 0 or leases > 0
+    local group = {a, window, ARGS[a + 6] == 1, money, 0, 0, 0, 0, 0, 0}
+    local count = ARGS[a + 15]
     a = a + 15
     for d = 1, count do
-        group.dims[d] = {field = ARGV[a + 1], limit = tonumber(ARGV[a + 2]), inc = tonumber(ARGV[a + 3]),
-            current = 0, previous = 0}
-        a = a + 3
+        local k = DIMS + 4 * d
+        group[k - 3] = 0
+        group[k - 2] = 0
+        group[k - 1] = ARGS[a + 3 * d - 1]
+        group[k] = ARGS[a + 3 * d]
     end
-    local poolCount = tonumber(ARGV[a + 1])
-    a = a + 1
-    if poolCount > 0 then
-        group.activity = tonumber(ARGV[a + 1])
-        group.self = tonumber(ARGV[a + 2])
-        a = a + 2
-        group.pools = {}
-        group.shares = {}
-        for k = 1, poolCount do
-            group.pools[k] = ARGV[a + 1]
-            group.shares[k] = tonumber(ARGV[a + 2])
-            a = a + 2
-        end
+    a = a + 3 * count + 1
+    if ARGS[a] > 0 then
+        group[POOLS] = a
+        a = a + 2 + 2 * ARGS[a]
     end
-    group.money = group.limMic >= 0 or group.leases > 0
-    if group.hash > 0 then
-        if hashes[group.hash] == nil then
-            hashes[group.hash] = {}
-            hashOrder[#hashOrder + 1] = group.hash
+    if hash > 0 then
+        local held = hashes[hash]
+        if held == nil then
+            held = {}
+            hashes[hash] = held
+            hashOrder[#hashOrder + 1] = hash
         end
-        local held = hashes[group.hash]
         held[#held + 1] = group
-        if group.leases > 0 then
-            local expired = redis.call('ZRANGEBYSCORE', KEYS[group.leases], '-inf', now, 'LIMIT', 0, SWEEP)
+        if leases > 0 then
+            local leaseKey = KEYS[leases]
+            local expired = redis.call('ZRANGEBYSCORE', leaseKey, '-inf', now, 'LIMIT', 0, SWEEP)
             for _, member in ipairs(expired) do
-                addClamped(KEYS[group.hash], 'mr' .. group.suffix, -tonumber(string.match(member, '^(%d+):')))
+                addClamped(KEYS[hash], 'mr' .. ARGS[group[AT] + 4], -tonumber(string.match(member, '^(%d+):')))
             end
             if #expired > 0 then
-                redis.call('ZREM', KEYS[group.leases], unpack(expired))
+                redis.call('ZREM', leaseKey, unpack(expired))
             end
         end
     end
-    if group.slots > 0 then
-        redis.call('ZREMRANGEBYSCORE', KEYS[group.slots], '-inf', now)
-        group.inFlight = redis.call('ZCARD', KEYS[group.slots])
+    local slots = ARGS[group[AT] + 2]
+    if slots > 0 then
+        local slotKey = KEYS[slots]
+        redis.call('ZREMRANGEBYSCORE', slotKey, '-inf', now)
+        group[IN_FLIGHT] = redis.call('ZCARD', slotKey)
     end
     g[i] = group
+end
+
+-- The field letter of the group's dimension whose count is at k.
+local function letter(group, k)
+    return ARGS[group[AT] + 16 + 3 * (k - DIMS - 1) / 4]
 end
 
 -- One HMGET per hash: the window end and every field its groups use; a window that ended is rolled
@@ -103,16 +111,22 @@ end
 for _, index in ipairs(hashOrder) do
     local held = hashes[index]
     local fields = {'e'}
+    local f = 1
     for _, group in ipairs(held) do
-        local s = group.suffix
-        if group.money then
-            fields[#fields + 1] = 'm' .. s
-            fields[#fields + 1] = 'mr' .. s
+        local at = group[AT]
+        local s = ARGS[at + 4]
+        if group[HAS_MONEY] then
+            fields[f + 1] = 'm' .. s
+            fields[f + 2] = 'mr' .. s
+            f = f + 2
         end
-        for _, dim in ipairs(group.dims) do
-            fields[#fields + 1] = dim.field .. s
-            if group.sliding then
-                fields[#fields + 1] = 'p' .. dim.field .. s
+        for k = DIMS + 1, #group, 4 do
+            local field = letter(group, k) .. s
+            f = f + 1
+            fields[f] = field
+            if group[SLIDING] then
+                f = f + 1
+                fields[f] = 'p' .. field
             end
         end
     end
@@ -120,167 +134,198 @@ for _, index in ipairs(hashOrder) do
     local first = held[1]
     local windowEnd = tonumber(read[1])
     local rolled, follows = false, false
-    if first.window > 0 and mustRoll(now, windowEnd) then
-        windowEnd, follows = rollWindow(KEYS[index], now, first.window, first.sliding, windowEnd)
+    if first[WINDOW] > 0 and mustRoll(now, windowEnd) then
+        windowEnd, follows = rollWindow(KEYS[index], now, first[WINDOW], first[SLIDING], windowEnd)
         rolled = true
     end
-    local at = 2
+    local r = 2
     for _, group in ipairs(held) do
-        if group.window > 0 then
-            group.windowEnd = windowEnd
+        if group[WINDOW] > 0 then
+            group[WINDOW_END] = windowEnd
         else
-            group.windowEnd = group.periodEnd
+            group[WINDOW_END] = ARGS[group[AT] + 7]
         end
-        group.left = math.max(0, group.windowEnd - now)
-        if group.money then
-            group.m = tonumber(read[at]) or 0
-            group.mr = tonumber(read[at + 1]) or 0
-            at = at + 2
+        group[LEFT] = math.max(0, group[WINDOW_END] - now)
+        if group[HAS_MONEY] then
+            group[M] = tonumber(read[r]) or 0
+            group[MR] = tonumber(read[r + 1]) or 0
+            r = r + 2
         end
-        for _, dim in ipairs(group.dims) do
-            dim.current = tonumber(read[at]) or 0
-            at = at + 1
-            if group.sliding then
-                dim.previous = tonumber(read[at]) or 0
-                at = at + 1
+        local sliding = group[SLIDING]
+        for k = DIMS + 1, #group, 4 do
+            local current = tonumber(read[r]) or 0
+            local previous = 0
+            r = r + 1
+            if sliding then
+                previous = tonumber(read[r]) or 0
+                r = r + 1
             end
             if rolled then
                 -- the live counters were read before the roll: they are now the previous window's
                 if follows then
-                    dim.previous = dim.current
+                    previous = current
                 else
-                    dim.previous = 0
+                    previous = 0
                 end
-                dim.current = 0
+                current = 0
             end
+            group[k] = current
+            group[k + 1] = previous
         end
     end
 end
 
 -- A work-conserving pool's limits are the model's times its share among the pools that asked within
--- the window, the asking one always among them (PoolSharing.limitsAmong): its dims hold the model's.
+-- the window, the asking one always among them (PoolSharing.limitsAmong): its limits are the model's.
+-- Its pools' activity goes into the array from its last dimension on, 1 active, 0 not.
+local active = {}
 for i = 1, n do
     local group = g[i]
-    if group.pools then
-        local asked = redis.call('HMGET', KEYS[group.activity], unpack(group.pools))
+    local p = group[POOLS]
+    if p > 0 then
+        local poolCount = ARGS[p]
+        local self = ARGS[p + 2]
+        local pools = {}
+        for k = 1, poolCount do
+            pools[k] = ARGS[p + 1 + 2 * k]
+        end
+        local asked = redis.call('HMGET', KEYS[ARGS[p + 1]], unpack(pools))
         local sum = 0.0
-        group.active = {}
-        for k = 1, #group.pools do
+        local flags = {}
+        for k = 1, poolCount do
             local at = tonumber(asked[k])
-            local active = k == group.self or (at ~= nil and at > now - group.window)
-            group.active[k] = active
-            if active then
-                sum = sum + group.shares[k]
+            if k == self or (at ~= nil and at > now - group[WINDOW]) then
+                flags[k] = 1
+                sum = sum + ARGS[p + 2 + 2 * k]
+            else
+                flags[k] = 0
             end
         end
+        active[i] = flags
         local share = 0.0
         if sum > 0 then
-            share = group.shares[group.self] / sum
+            share = ARGS[p + 2 + 2 * self] / sum
         end
-        for _, dim in ipairs(group.dims) do
-            if dim.limit >= 0 then
-                dim.limit = math.floor(dim.limit * share + 1e-9)
+        for k = DIMS + 3, #group, 4 do
+            if group[k] >= 0 then
+                group[k] = math.floor(group[k] * share + 1e-9)
             end
         end
     end
 end
 
-local function effective(group, dim)
-    if not group.sliding then
-        return dim.current
+-- The effective count of the dimension at k (PlanRule.effective).
+local function effective(group, k)
+    if not group[SLIDING] then
+        return group[k]
     end
-    return math.min(CAP, dim.current + weighted(dim.previous, group.left, group.window))
-end
-
--- The largest effective count that still admits the increment (PlanRule.allowance).
-local function allowance(dim)
-    if dim.field == 'r' or dim.inc == 0 then
-        return dim.limit - 1
-    elseif dim.limit == 0 then
-        return -1
-    end
-    return math.max(0, dim.limit - dim.inc)
+    return math.min(CAP, group[k] + weighted(group[k + 1], group[LEFT], group[WINDOW]))
 end
 
 local dimensionNumber = {r = 1, t = 2, i = 3, o = 4}
 
 local saturation = 0.0
 for i = 1, n do
-    if g[i].model then
-        for _, dim in ipairs(g[i].dims) do
-            if dim.limit > 0 then
-                saturation = math.max(saturation, effective(g[i], dim) / dim.limit)
+    local group = g[i]
+    if ARGS[group[AT] + 8] == 1 then
+        for k = DIMS + 1, #group, 4 do
+            local limit = group[k + 2]
+            if limit > 0 then
+                saturation = math.max(saturation, effective(group, k) / limit)
             end
         end
     end
 end
 
+-- The first limit of the group this request would exceed (0: none); a windowed dimension is
+-- exceeded when its effective count is above the largest that still admits the increment
+-- (PlanRule.allowance).
 local function refusedDimension(group)
-    for _, dim in ipairs(group.dims) do
-        if dim.limit >= 0 and effective(group, dim) > allowance(dim) then
-            return dimensionNumber[dim.field]
+    for k = DIMS + 1, #group, 4 do
+        local limit = group[k + 2]
+        if limit >= 0 then
+            local inc = group[k + 3]
+            local field = letter(group, k)
+            local allowance
+            if field == 'r' or inc == 0 then
+                allowance = limit - 1
+            elseif limit == 0 then
+                allowance = -1
+            else
+                allowance = math.max(0, limit - inc)
+            end
+            if effective(group, k) > allowance then
+                return dimensionNumber[field]
+            end
         end
     end
-    if group.limPar >= 0 and group.inFlight > group.limPar - 1 then
+    local at = group[AT]
+    local limPar = ARGS[at + 9]
+    if limPar >= 0 and group[IN_FLIGHT] > limPar - 1 then
         return PARALLEL
     end
     -- money: something must be left and the worst case must fit it (PlanRule.moneyAllowance)
-    if group.limMic >= 0 and math.min(CAP, group.m + group.mr) > group.limMic - math.max(1, group.incMic) then
+    local limMic = ARGS[at + 10]
+    if limMic >= 0 and math.min(CAP, group[M] + group[MR]) > limMic - math.max(1, ARGS[at + 13]) then
         return MONEY
     end
     return 0
 end
 
+local refusedAt, refusedBy = 0, 0
 local result = {0, 0}
+local c = 2
 for i = 1, n do
     local group = g[i]
-    local enforced = group.enforcement == 0 or (group.enforcement == 1 and saturation >= group.threshold)
-    if enforced and result[1] == 0 then
-        local dimension = refusedDimension(group)
-        if dimension > 0 then
-            result[1] = i
-            result[2] = dimension
-        end
-    end
-    local c = #result
-    for _, dim in ipairs(group.dims) do
-        result[c + 1] = dim.current
-        result[c + 2] = dim.previous
-        c = c + 2
-    end
-    result[c + 1] = group.m
-    result[c + 2] = group.mr
-    result[c + 3] = group.inFlight
-    result[c + 4] = group.left
-    result[c + 5] = group.windowEnd
-    if group.pools then
-        for k = 1, #group.pools do
-            if group.active[k] then
-                result[c + 5 + k] = 1
-            else
-                result[c + 5 + k] = 0
+    if refusedAt == 0 then
+        local enforcement = ARGS[group[AT] + 11]
+        if enforcement == 0 or (enforcement == 1 and saturation >= ARGS[group[AT] + 12]) then
+            refusedBy = refusedDimension(group)
+            if refusedBy > 0 then
+                refusedAt = i
             end
         end
     end
+    for k = DIMS + 1, #group, 4 do
+        result[c + 1] = group[k]
+        result[c + 2] = group[k + 1]
+        c = c + 2
+    end
+    result[c + 1] = group[M]
+    result[c + 2] = group[MR]
+    result[c + 3] = group[IN_FLIGHT]
+    result[c + 4] = group[LEFT]
+    result[c + 5] = group[WINDOW_END]
+    c = c + 5
+    local flags = active[i]
+    if flags then
+        for k = 1, #flags do
+            result[c + k] = flags[k]
+        end
+        c = c + #flags
+    end
 end
+result[1] = refusedAt
+result[2] = refusedBy
 -- A request that reached the model's limits (admitted, or refused by them or a group after them)
 -- marks its pool active in each window (Plan.askedModel).
 local modelIndex = 0
 for i = n, 1, -1 do
-    if g[i].model then
+    if ARGS[g[i][AT] + 8] == 1 then
         modelIndex = i
     end
 end
-if modelIndex > 0 and (result[1] == 0 or result[1] >= modelIndex) then
+if modelIndex > 0 and (refusedAt == 0 or refusedAt >= modelIndex) then
     for i = 1, n do
-        local group = g[i]
-        if group.pools then
-            redis.call('HSET', KEYS[group.activity], group.pools[group.self], string.format('%d', now))
-            redis.call('PEXPIRE', KEYS[group.activity], string.format('%d', group.window))
+        local p = g[i][POOLS]
+        if p > 0 then
+            local activity = KEYS[ARGS[p + 1]]
+            redis.call('HSET', activity, ARGS[p + 1 + 2 * ARGS[p + 2]], string.format('%d', now))
+            redis.call('PEXPIRE', activity, string.format('%d', g[i][WINDOW]))
         end
     end
 end
-if result[1] > 0 then
+if refusedAt > 0 then
     redis.call('DEL', marker)
     return result
 end
@@ -290,44 +335,53 @@ end
 local keep = lease
 for _, index in ipairs(hashOrder) do
     local changed = {}
+    local f = 0
     for _, group in ipairs(hashes[index]) do
-        local s = group.suffix
-        for _, dim in ipairs(group.dims) do
-            if dim.inc ~= 0 then
-                changed[#changed + 1] = dim.field .. s
-                changed[#changed + 1] = string.format('%d', clamped(dim.current, dim.inc))
+        local at = group[AT]
+        local s = ARGS[at + 4]
+        for k = DIMS + 1, #group, 4 do
+            local inc = group[k + 3]
+            local field = letter(group, k)
+            if inc ~= 0 then
+                changed[f + 1] = field .. s
+                changed[f + 2] = string.format('%d', clamped(group[k], inc))
+                f = f + 2
             end
-            if dim.field ~= 'r' and dim.inc > 0 and group.window > 0 then
-                local life = group.windowEnd - now
-                if group.sliding then
-                    life = life + group.window
+            if field ~= 'r' and inc > 0 and group[WINDOW] > 0 then
+                local life = group[WINDOW_END] - now
+                if group[SLIDING] then
+                    life = life + group[WINDOW]
                 end
                 keep = math.max(keep, life)
             end
         end
-        if group.leases > 0 and group.incMic > 0 then
-            changed[#changed + 1] = 'mr' .. s
-            changed[#changed + 1] = string.format('%d', clamped(group.mr, group.incMic))
-            redis.call('ZADD', KEYS[group.leases], string.format('%d', now + lease),
-                string.format('%d', group.incMic) .. ':' .. requestId)
+        local leases = ARGS[at + 3]
+        local incMic = ARGS[at + 13]
+        if leases > 0 and incMic > 0 then
+            local leaseKey = KEYS[leases]
+            changed[f + 1] = 'mr' .. s
+            changed[f + 2] = string.format('%d', clamped(group[MR], incMic))
+            f = f + 2
+            redis.call('ZADD', leaseKey, string.format('%d', now + lease), string.format('%d', incMic) .. ':' .. requestId)
             -- lives as long as the counters it gives back to, so no reservation outlives its record
-            redis.call('PEXPIREAT', KEYS[group.leases], string.format('%d', group.periodEnd + lease))
+            redis.call('PEXPIREAT', leaseKey, string.format('%d', ARGS[at + 7] + lease))
         end
     end
-    if #changed > 0 then
+    if f > 0 then
         redis.call('HSET', KEYS[index], unpack(changed))
     end
     local first = hashes[index][1]
-    if first.window == 0 then
-        redis.call('PEXPIREAT', KEYS[index], string.format('%d', first.periodEnd + lease))
+    if first[WINDOW] == 0 then
+        redis.call('PEXPIREAT', KEYS[index], string.format('%d', ARGS[first[AT] + 7] + lease))
     end
 end
 for i = 1, n do
-    local group = g[i]
-    if group.slot then
-        redis.call('ZADD', KEYS[group.slots], string.format('%d', now + lease), requestId)
+    local at = g[i][AT]
+    if ARGS[at + 14] == 1 then
+        local slotKey = KEYS[ARGS[at + 2]]
+        redis.call('ZADD', slotKey, string.format('%d', now + lease), requestId)
         -- Every slot in the set ends no later than this one: the set goes when its last lease does.
-        redis.call('PEXPIRE', KEYS[group.slots], lease)
+        redis.call('PEXPIRE', slotKey, lease)
     end
 end
 if keep > lease then

@@ -9,24 +9,27 @@
 -- usage in the live windows. Both leave the tombstone, so each counts once however often it is sent,
 -- and an unanswered one whether its decision never runs or runs after it; anything else does
 -- nothing. Runs after window.lua.
--- Counters: each hash is read once (HMGET of its window end and every field the settlement changes)
--- and written once (HSET); the clock is read only when a window must be started.
+-- Counters: each hash is read once (HMGET of its window end, every field the settlement changes and,
+-- in a sliding window, their previous window's) and written once (HSET); the clock is read only
+-- when a window must be started.
 -- A budget's money: the request's reservation is given back unless its lease gave it back
 -- already (exactly one ZREM of its member succeeds), and the cost is spent ('m'), once: -1 spends
 -- the worst case reserved.
 -- KEYS     as admit.lua: the groups' hashes, slot sets and lease sets, then the marker
--- ARGV     request id, lease ms, group count, micros (-1: keep), cancel (1/0), no record (0 nothing,
---          1 late, 2 unanswered), then per group: hash index, slot set index, lease set index,
---          field suffix, window ms, sliding, period end, increments micros, counts money (1/0),
---          then the number of its windowed dimensions and per dimension: field letter, increment,
---          settles (1/0: the usage replaces the increment), usage (-1: keep the increment)
-local requestId = ARGV[1]
-local lease = tonumber(ARGV[2])
-local n = tonumber(ARGV[3])
-local micros = tonumber(ARGV[4])
-local cancel = ARGV[5] == '1'
-local late = ARGV[6] ~= '0'
-local unanswered = ARGV[6] == '2'
+-- ARGV     one JSON array (decoded into ARGS): request id, lease ms, group count, micros (-1:
+--          keep), cancel (1/0), no record (0 nothing, 1 late, 2 unanswered), then per group: hash
+--          index, slot set index, lease set index, field suffix, window ms, sliding, period end,
+--          increments micros, counts money (1/0), then the number of its windowed dimensions and
+--          per dimension: field letter, increment, settles (1/0: the usage replaces the
+--          increment), usage (-1: keep the increment)
+local ARGS = cjson.decode(ARGV[1])
+local requestId = ARGS[1]
+local lease = ARGS[2]
+local n = ARGS[3]
+local micros = ARGS[4]
+local cancel = ARGS[5] == 1
+local late = ARGS[6] ~= 0
+local unanswered = ARGS[6] == 2
 local markerKey = KEYS[#KEYS]
 
 local marker = redis.call('GETDEL', markerKey)
@@ -52,115 +55,120 @@ local function clock()
     return now
 end
 
--- The prefix of the window the decision counted a group in ('' live, 'p' previous), given the live
--- window's end (nil: none), or nil if it no longer counts. The decision counted in the one window of
--- the group's length that ended in (decidedAt, decidedAt + window]; a window whose end has passed
--- but that no decision rolled yet still holds its counts: the next roll keeps them (sliding) or
--- drops them, as it would have without this settlement.
-local function countedIn(group, liveEnd)
+-- A group's arguments are ARGS[at + 1] ...: hash index, slot set index, lease set index, suffix,
+-- window ms, sliding, period end, increments micros, counts money, dimension count, then 4 per
+-- dimension. The prefix of the window the decision counted the group at 'at' in ('' live, 'p'
+-- previous), given the live window's end (nil: none), or nil if it no longer counts. The decision
+-- counted in the one window of the group's length that ended in (decidedAt, decidedAt + window]; a
+-- window whose end has passed but that no decision rolled yet still holds its counts: the next roll
+-- keeps them (sliding) or drops them, as it would have without this settlement.
+local function countedIn(at, liveEnd)
     if liveEnd == nil or decidedAt == nil then
         return nil
     end
-    local function isCounted(windowEnd)
-        return windowEnd > decidedAt and windowEnd <= decidedAt + group.window
-    end
-    if isCounted(liveEnd) then
+    local window = ARGS[at + 5]
+    if liveEnd > decidedAt and liveEnd <= decidedAt + window then
         return ''
-    elseif group.sliding and isCounted(liveEnd - group.window) then
+    end
+    local previousEnd = liveEnd - window
+    if ARGS[at + 6] == 1 and previousEnd > decidedAt and previousEnd <= decidedAt + window then
         return 'p'
     end
     return nil
 end
 
--- A budget's period: its hash lives to the period's end plus the lease.
-local function keepPeriod(key, group)
-    redis.call('PEXPIREAT', key, string.format('%d', group.periodEnd + lease))
-end
-
--- Per hash, in order of first use: the counter changes the settlement makes, each {group, field,
--- count, live}: live ones go into the live window (started if none is), the others into the window
--- the decision counted in. Every group with counters but no money counts in a rolling window.
+-- Per hash index, in order of first use: the counter changes the settlement makes, four entries
+-- each (the group's offset 'at', field, count, live): live ones go into the live window (started if
+-- none is), the others into the window the decision counted in. Every group with counters but no
+-- money counts in a rolling window.
 local changes = {}
 local changeOrder = {}
-local function change(key, group, field, count, live)
-    if changes[key] == nil then
-        changes[key] = {}
-        changeOrder[#changeOrder + 1] = key
+local function change(index, at, field, count, live)
+    local list = changes[index]
+    if list == nil then
+        list = {}
+        changes[index] = list
+        changeOrder[#changeOrder + 1] = index
     end
-    local list = changes[key]
-    list[#list + 1] = {group = group, field = field, count = count, live = live}
+    local c = #list
+    list[c + 1] = at
+    list[c + 2] = field
+    list[c + 3] = count
+    list[c + 4] = live
 end
 
 local applied = marker ~= false and marker ~= nil
 local a = 6
 for i = 1, n do
-    local group = {
-        hash = tonumber(ARGV[a + 1]), slots = tonumber(ARGV[a + 2]), leases = tonumber(ARGV[a + 3]),
-        suffix = ARGV[a + 4],
-        window = tonumber(ARGV[a + 5]), sliding = ARGV[a + 6] == '1', periodEnd = tonumber(ARGV[a + 7]),
-        incMic = tonumber(ARGV[a + 8]), countsMoney = ARGV[a + 9] == '1', dims = {}
-    }
-    local count = tonumber(ARGV[a + 10])
-    a = a + 10
-    for d = 1, count do
-        group.dims[d] = {field = ARGV[a + 1], inc = tonumber(ARGV[a + 2]), settles = ARGV[a + 3] == '1',
-            usage = tonumber(ARGV[a + 4])}
-        a = a + 4
+    local at = a
+    local hash = ARGS[at + 1]
+    local slots = ARGS[at + 2]
+    local dims = ARGS[at + 10]
+    a = a + 10 + 4 * dims
+    if slots > 0 then
+        redis.call('ZREM', KEYS[slots], requestId)
     end
-    if group.slots > 0 then
-        redis.call('ZREM', KEYS[group.slots], requestId)
-    end
-    if group.hash > 0 then
-        local key = KEYS[group.hash]
-        local s = group.suffix
-        if group.countsMoney then
-            if group.leases > 0 and group.incMic > 0
-                and redis.call('ZREM', KEYS[group.leases], string.format('%d', group.incMic) .. ':' .. requestId) == 1 then
-                addClamped(key, 'mr' .. s, -group.incMic)
+    if hash > 0 then
+        local key = KEYS[hash]
+        local s = ARGS[at + 4]
+        local incMic = ARGS[at + 8]
+        if ARGS[at + 9] == 1 then
+            local leases = ARGS[at + 3]
+            if leases > 0 and incMic > 0
+                and redis.call('ZREM', KEYS[leases], string.format('%d', incMic) .. ':' .. requestId) == 1 then
+                addClamped(key, 'mr' .. s, -incMic)
             end
             if not cancel then
                 local spent = micros
                 if spent < 0 then
-                    spent = group.incMic
+                    spent = incMic
                 end
-                keepPeriod(key, group)
+                -- a budget's period: its hash lives to the period's end plus the lease
+                redis.call('PEXPIREAT', key, string.format('%d', ARGS[at + 7] + lease))
                 addClamped(key, 'm' .. s, spent)
             end
-        elseif cancel then
-            if applied then
-                for _, dim in ipairs(group.dims) do
-                    change(key, group, dim.field .. s, -dim.inc, false)
-                end
-            end
-        elseif applied or not unanswered then
-            for _, dim in ipairs(group.dims) do
-                local reserved = applied and dim.inc or 0
-                if dim.settles and dim.usage >= 0 then
-                    change(key, group, dim.field .. s, dim.usage - reserved, reserved == 0)
-                end
-            end
         else
-            for _, dim in ipairs(group.dims) do
-                local used = dim.inc
-                if dim.settles and dim.usage >= 0 then
-                    used = dim.usage
+            -- per dimension: field letter, increment, settles, usage
+            for d = at + 11, at + 7 + 4 * dims, 4 do
+                local inc = ARGS[d + 1]
+                local usage = ARGS[d + 3]
+                local settled = ARGS[d + 2] == 1 and usage >= 0
+                if cancel then
+                    if applied then
+                        change(hash, at, ARGS[d] .. s, -inc, false)
+                    end
+                elseif applied or not unanswered then
+                    local reserved = 0
+                    if applied then
+                        reserved = inc
+                    end
+                    if settled then
+                        change(hash, at, ARGS[d] .. s, usage - reserved, reserved == 0)
+                    end
+                elseif settled then
+                    change(hash, at, ARGS[d] .. s, usage, true)
+                else
+                    change(hash, at, ARGS[d] .. s, inc, true)
                 end
-                change(key, group, dim.field .. s, used, true)
             end
         end
     end
 end
 
 -- Each rolling hash: one HMGET, a roll if a live change finds the window ended, one HSET.
-for _, key in ipairs(changeOrder) do
-    local list = changes[key]
-    local first = list[1].group
+for _, index in ipairs(changeOrder) do
+    local key = KEYS[index]
+    local list = changes[index]
+    local firstAt = list[1]
+    local sliding = ARGS[firstAt + 6] == 1
     local fields = {'e'}
     local needsLive = false
-    for _, c in ipairs(list) do
-        fields[#fields + 1] = c.field
-        fields[#fields + 1] = 'p' .. c.field
-        needsLive = needsLive or c.live
+    for c = 1, #list, 4 do
+        fields[#fields + 1] = list[c + 1]
+        if sliding then
+            fields[#fields + 1] = 'p' .. list[c + 1]
+        end
+        needsLive = needsLive or list[c + 3]
     end
     local read = redis.call('HMGET', key, unpack(fields))
     local liveEnd = tonumber(read[1])
@@ -170,40 +178,49 @@ for _, key in ipairs(changeOrder) do
     end
     if needsLive and mustRoll(clock(), liveEnd) then
         local follows
-        liveEnd, follows = rollWindow(key, clock(), first.window, first.sliding, liveEnd)
+        liveEnd, follows = rollWindow(key, clock(), ARGS[firstAt + 5], sliding, liveEnd)
         -- the live counters read before the roll are now the previous window's (or gone)
-        for f = 2, #fields, 2 do
-            if follows then
-                values[fields[f + 1]] = values[fields[f]]
-            else
-                values[fields[f + 1]] = 0
+        if sliding then
+            for f = 2, #fields, 2 do
+                if follows then
+                    values[fields[f + 1]] = values[fields[f]]
+                else
+                    values[fields[f + 1]] = 0
+                end
+                values[fields[f]] = 0
             end
-            values[fields[f]] = 0
+        else
+            for f = 2, #fields do
+                values[fields[f]] = 0
+            end
         end
     end
+    -- field and value pairs, each field once, in the order of its first change
     local written = {}
-    local changed = {}
-    for _, c in ipairs(list) do
+    local w = 0
+    local seen = {}
+    for c = 1, #list, 4 do
         local prefix = ''
-        if not c.live then
-            prefix = countedIn(c.group, liveEnd)
+        if not list[c + 3] then
+            prefix = countedIn(list[c], liveEnd)
         end
-        if prefix ~= nil and c.count ~= 0 then
-            local field = prefix .. c.field
-            values[field] = clamped(values[field], c.count)
-            if not written[field] then
-                written[field] = true
-                changed[#changed + 1] = field
+        local count = list[c + 2]
+        if prefix ~= nil and count ~= 0 then
+            local field = prefix .. list[c + 1]
+            values[field] = clamped(values[field], count)
+            if not seen[field] then
+                seen[field] = true
+                written[w + 1] = field
+                written[w + 2] = ''
+                w = w + 2
             end
         end
     end
-    if #changed > 0 then
-        local args = {}
-        for _, field in ipairs(changed) do
-            args[#args + 1] = field
-            args[#args + 1] = string.format('%d', values[field])
+    if w > 0 then
+        for v = 2, w, 2 do
+            written[v] = string.format('%d', values[written[v - 1]])
         end
-        redis.call('HSET', key, unpack(args))
+        redis.call('HSET', key, unpack(written))
     end
 end
 if not marker then
