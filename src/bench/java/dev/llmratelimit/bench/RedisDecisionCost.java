@@ -38,7 +38,8 @@ final class RedisDecisionCost implements AutoCloseable {
 
     /**
      * The shape of {@code admit.lua} for the benchmark's plan (model and pool): two keys (the model's
-     * hash and the request's marker), 3 + 2 x 17 arguments, a reply of 2 + 2 x 8 integers.
+     * hash and the request's marker), one argument (a JSON array of its 3 + 2 x 17 figures, the
+     * benchmark's limits being 11 digits), a reply of 2 + 2 x 8 integers.
      */
     private static final String NO_OP_SCRIPT = "return {" + String.join(", ", Arrays.asList(zeros(18))) + "}";
     private static final Usage USAGE = new Usage(10, 20, 0);
@@ -72,7 +73,7 @@ final class RedisDecisionCost implements AutoCloseable {
         RScript script = client.getScript(StringCodec.INSTANCE);
         String sha = script.scriptLoad(NO_OP_SCRIPT);
         List<Object> keys = List.of("bench-noop:{gpt-4o}", "bench-noop:{gpt-4o}:req:1");
-        Object[] args = zeros(3 + 2 * 17);
+        Object[] args = {"[" + String.join(",", java.util.Collections.nCopies(3 + 2 * 17, "10000000000")) + "]"};
         Runnable noOp = () -> script.evalSha("bench-noop:{gpt-4o}", RScript.Mode.READ_WRITE, sha,
                 RScript.ReturnType.MULTI, keys, args);
         calls.put(NO_OP_TWICE, () -> {
@@ -185,7 +186,7 @@ final class RedisDecisionCost implements AutoCloseable {
                         + "Throughput: " + BenchSettings.REDIS_THREADS + " client threads sharing a fixed number of calls "
                         + "(a call of a two-step variant is both steps). A request is `admit` (one `admit.lua`) and, after "
                         + "the call, settling its usage (one `settle.lua`); its floor is two round trips of a no-op script "
-                        + "with `admit.lua`'s key and argument count and reply shape, that of the decision alone one. "
+                        + "with `admit.lua`'s keys, an argument of its size (one JSON array) and its reply shape, that of the decision alone one. "
                         + "Bucket4j's proxy manager is compare-and-swap based (a read and a CAS script per bucket), two "
                         + "buckets per decision (requests, then tokens). Throughput is the median over the rounds.");
         List<List<String>> rows = new ArrayList<>();

@@ -9,19 +9,15 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The counters of one window holder (a model with its pools, a caller scope, a budget period): the
  * live and the previous window's counts per field (the model's own is {@code ""}, a pool's its
- * name) and the parallel slots in flight. Guarded by its lock; a swept cell is marked removed so a
- * thread that found it before the sweep looks again. Cells are locked in the order of their
- * {@link #order} number, so two plans never deadlock.
+ * name) and the parallel slots in flight. Guarded by its lock (a model's windows share one); a
+ * swept cell is marked removed so a thread that found it before the sweep looks again.
  */
 final class CounterCell {
 
-    private static final AtomicLong CREATED = new AtomicLong();
     /** The counts of one field: the live window's (or period's) and the previous window's. */
     static final class Field {
         long[] live = new long[FIGURES];
@@ -38,9 +34,11 @@ final class CounterCell {
         }
     }
 
-    final ReentrantLock lock = new ReentrantLock();
-    /** Where the cell comes in the order every plan locks its cells in: unique, fixed. */
-    final long order = CREATED.incrementAndGet();
+    final CellLock lock;
+
+    CounterCell(CellLock lock) {
+        this.lock = lock;
+    }
     boolean removed;
     long end = Long.MIN_VALUE;
     private GroupWindow window = GroupWindow.NONE;

@@ -28,7 +28,7 @@ import java.util.concurrent.ConcurrentMap;
 
 /**
  * Counters in this JVM's memory, executing a whole plan under the locks of the cells it touches,
- * taken in one fixed order (so two plans never deadlock). What a decision applied (the window end
+ * taken in one fixed order (so two plans never deadlock; a model's windows share one lock). What a decision applied (the window end
  * of each group) is kept on its {@link dev.llmratelimit.engine.RequestId} until it is settled or its
  * lease ends: taking that record is what makes settlement exactly-once, and a settlement locks only
  * the cells whose counters it changes (an abort of a request that reserved nothing and holds no
@@ -42,6 +42,8 @@ public final class MemoryAdmissionStore implements AdmissionStore {
 
     private final Clock clock;
     private final ConcurrentMap<CellKey, CounterCell> cells = new ConcurrentHashMap<>();
+    /** The lock every window of a configured model shares, by model name (bounded by the models configured). */
+    private final ConcurrentMap<String, CellLock> modelLocks = new ConcurrentHashMap<>();
     /** Request ids cancelled, or counted without an answer, before their decision ran: to lease end. */
     private final ConcurrentMap<String, Long> cancelled = new ConcurrentHashMap<>();
     /**
@@ -427,36 +429,37 @@ public final class MemoryAdmissionStore implements AdmissionStore {
     }
 
     /**
-     * The cells of a list of groups as this store compiled them: one per group, each once in lock
-     * order, and where each group's cell comes in that order.
+     * The cells of a list of groups as this store compiled them: one per group, the locks they
+     * need each once in lock order, and where each group's lock comes in that order.
      */
     private record Cells(MemoryAdmissionStore store, CounterCell[] byGroup, CounterCell.Field[] fields,
-                         CounterCell[] lockOrder, int[] lockIndex) {
+                         CellLock[] lockOrder, int[] lockIndex) {
 
-        /** The cells of the groups in {@code groups}, as a mask over the lock order. */
-        private long cellsOf(long groups) {
+        /** The locks of the groups in {@code groups}, as a mask over the lock order. */
+        private long locksOf(long groups) {
             if (groups == ALL_GROUPS) {
                 return ALL_GROUPS;
             }
-            long cells = 0;
+            long locks = 0;
             for (int i = 0; i < lockIndex.length; i++) {
                 if ((groups & bit(i)) != 0) {
-                    cells |= bit(lockIndex[i]);
+                    locks |= bit(lockIndex[i]);
                 }
             }
-            return cells;
+            return locks;
         }
 
         /** Locks the cells of the groups in the mask; {@code false} (nothing held) when one was swept meanwhile. */
         boolean lock(long groups) {
-            long cells = cellsOf(groups);
+            long locks = locksOf(groups);
             for (int i = 0; i < lockOrder.length; i++) {
-                if ((cells & bit(i)) == 0) {
-                    continue;
+                if ((locks & bit(i)) != 0) {
+                    lockOrder[i].lock();
                 }
-                lockOrder[i].lock.lock();
-                if (lockOrder[i].removed) {
-                    unlock(cells, i + 1);
+            }
+            for (int i = 0; i < byGroup.length; i++) {
+                if ((groups & bit(i)) != 0 && byGroup[i].removed) {
+                    unlock(groups);
                     return false;
                 }
             }
@@ -464,21 +467,18 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         }
 
         void unlock(long groups) {
-            unlock(cellsOf(groups), lockOrder.length);
-        }
-
-        private void unlock(long cells, int locked) {
-            for (int i = locked - 1; i >= 0; i--) {
-                if ((cells & bit(i)) != 0) {
-                    lockOrder[i].lock.unlock();
+            long locks = locksOf(groups);
+            for (int i = lockOrder.length - 1; i >= 0; i--) {
+                if ((locks & bit(i)) != 0) {
+                    lockOrder[i].unlock();
                 }
             }
         }
     }
 
     /**
-     * Locks the cells of the groups in the mask, in ascending {@link CounterCell#order} (each cell
-     * once). The cells are looked up once per list of groups and kept on it; a cell swept since is
+     * Locks the cells of the groups in the mask, their locks in ascending {@link CellLock#order}
+     * (each once). The cells are looked up once per list of groups and kept on it; a cell swept since is
      * looked up again.
      */
     private Cells lock(PlanGroups groups, long mask) {
@@ -510,11 +510,11 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         for (int i = 0; i < n; i++) {
             byGroup[i] = cellOf(groups, i, byGroup);
         }
-        CounterCell[] distinct = Arrays.stream(byGroup).distinct()
-                .sorted(Comparator.comparingLong(cell -> cell.order)).toArray(CounterCell[]::new);
+        CellLock[] distinct = Arrays.stream(byGroup).map(cell -> cell.lock).distinct()
+                .sorted(Comparator.comparingLong(lock -> lock.order)).toArray(CellLock[]::new);
         int[] lockIndex = new int[n];
         for (int i = 0; i < n; i++) {
-            lockIndex[i] = Arrays.asList(distinct).indexOf(byGroup[i]);
+            lockIndex[i] = Arrays.asList(distinct).indexOf(byGroup[i].lock);
         }
         return new Cells(this, byGroup, new CounterCell.Field[n], distinct, lockIndex);
     }
@@ -530,7 +530,8 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 }
             }
         }
-        return cells.computeIfAbsent(CellKey.of(group), k -> new CounterCell());
+        return cells.computeIfAbsent(CellKey.of(group), k -> new CounterCell(group.kind() == GroupKind.MODEL
+                ? modelLocks.computeIfAbsent(group.id(), model -> new CellLock()) : new CellLock()));
     }
 
     private void sweep() {
