@@ -20,8 +20,9 @@ public interface AdmissionStore extends AutoCloseable {
 
     /**
      * Reads every group, checks the enforced limits and, only if all pass, applies every group's
-     * increments and records what it applied under {@link Plan#requestId()}. A refusal changes no
-     * counter.
+     * increments and records what it applied under the plan's id ({@link Plan#id()}: a store in
+     * this JVM keeps the record on the id object, a shared store under its name). A refusal changes
+     * no counter.
      *
      * @throws StoreUnavailableException when the store cannot answer (the decision may still run
      *         later), or when the request id was cancelled before the decision ran
@@ -37,7 +38,8 @@ public interface AdmissionStore extends AutoCloseable {
     }
 
     /**
-     * Finishes the decision {@link Plan#requestId()} named: records the usage, settles reservations,
+     * Finishes the decision the plan's id names (settle through the plan it was decided with: the
+     * memory store knows its decisions by the id object): records the usage, settles reservations,
      * releases slots, and forgets the decision, so a second call changes nothing. A decision the
      * store has no record of (never applied, already finished, or its lease ended) is left alone,
      * except that a {@link Settlement#CANCEL} leaves a mark that a late-running decision obeys, and

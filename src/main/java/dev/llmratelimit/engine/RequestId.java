@@ -38,7 +38,7 @@ public final class RequestId {
 
     /** The id a caller or a test gave. */
     public static RequestId of(String value) {
-        return new RequestId(null, 0, value);
+        return new RequestId(null, 0, java.util.Objects.requireNonNull(value, "request id"));
     }
 
     /** The {@code number}th id of an instance: {@code prefix:number} in base 36, built only when asked for. */

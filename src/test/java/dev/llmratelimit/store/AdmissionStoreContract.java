@@ -279,6 +279,31 @@ public abstract class AdmissionStoreContract {
     }
 
     @Test
+    void manyThreadsOverAMinuteAndADayCountEachRequestAndTokenOnce() throws Exception {
+        RateLimiter limiter = limiter("models.m.rpm=1000000", "models.m.tpm=100000000", "models.m.rpd=1000000",
+                "models.m.tpd=100000000", "reservation.prod=0.5");
+        runConcurrently(32, thread -> {
+            for (int i = 0; i < 25; i++) {
+                Admission admission = admit(limiter, "m", thread % 2 == 0 ? "prod" : null);
+                if (i % 2 == 0) {
+                    admission.abort();
+                } else {
+                    admission.complete(new Usage(7, 0, 0));
+                }
+                admission.complete(new Usage(1000, 0, 0));      // finished already: changes nothing
+            }
+            return 0;
+        });
+        ModelCounters counters = limiter.snapshot("m");
+        for (int window = 0; window < 2; window++) {
+            assertThat(counters.window(window).of(Dimension.REQUESTS)).isEqualTo(32 * 25);
+            assertThat(counters.window(window).of(Dimension.TOKENS)).isEqualTo(32 * 12 * 7);
+            assertThat(counters.window(window).pool(1, Dimension.REQUESTS)).isEqualTo(16 * 25);   // prod
+            assertThat(counters.window(window).pool(1, Dimension.TOKENS)).isEqualTo(16 * 12 * 7);
+        }
+    }
+
+    @Test
     void recordingCountsIntoTheLiveWindowWithoutExtendingIt() throws InterruptedException {
         RateLimiter limiter = limiter("models.m.tpm=100", "models.m.rpm=1000", "window=" + rollingWindow());
         Admission first = admit(limiter, "m", null);
@@ -607,9 +632,9 @@ public abstract class AdmissionStoreContract {
         } catch (RuntimeException refusedToRun) {
             // a store may answer a cancelled decision with an error; it must count nothing either way
         }
-        Verdict next = store.decide(new Plan("next", "m", "default", List.of(key), 600_000, UsageCost.FREE));
-        assertThat(next.admitted()).isTrue();                                 // the slot is free
-        store.settle(new Plan("next", "m", "default", List.of(key), 600_000, UsageCost.FREE), Settlement.of(0, 0));
+        Plan next = new Plan("next", "m", "default", List.of(key), 600_000, UsageCost.FREE);
+        assertThat(store.decide(next).admitted()).isTrue();                   // the slot is free
+        store.settle(next, Settlement.of(0, 0));
     }
 
     @Test

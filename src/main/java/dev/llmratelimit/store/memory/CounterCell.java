@@ -35,10 +35,6 @@ final class CounterCell {
     }
 
     final CellLock lock;
-
-    CounterCell(CellLock lock) {
-        this.lock = lock;
-    }
     boolean removed;
     long end = Long.MIN_VALUE;
     private GroupWindow window = GroupWindow.NONE;
@@ -60,6 +56,10 @@ final class CounterCell {
     /** Micro-dollars reserved by decisions not yet settled. */
     static final int RESERVED = MICROS + 1;
     private static final int FIGURES = RESERVED + 1;
+
+    CounterCell(CellLock lock) {
+        this.lock = lock;
+    }
 
     /** Starts the window {@code now} lies in when the live one has ended (see AdmissionStore). */
     void roll(long now, GroupWindow window) {

@@ -28,13 +28,15 @@ import java.util.concurrent.ConcurrentMap;
 
 /**
  * Counters in this JVM's memory, executing a whole plan under the locks of the cells it touches,
- * taken in one fixed order (so two plans never deadlock; a model's windows share one lock). What a decision applied (the window end
- * of each group) is kept on its {@link dev.llmratelimit.engine.RequestId} until it is settled or its
- * lease ends: taking that record is what makes settlement exactly-once, and a settlement locks only
- * the cells whose counters it changes (an abort of a request that reserved nothing and holds no
- * slot locks none). Cells whose
- * windows ended and that hold no slot are dropped every {@value #SWEEP_EVERY} decisions, so memory
- * is bounded by the models and the callers active in one window.
+ * taken in one fixed order (so two plans never deadlock; a model's windows share one lock). What a
+ * decision applied (the window end of each group) is kept on its
+ * {@link dev.llmratelimit.engine.RequestId} until it is settled or its lease ends: taking that record
+ * is what makes settlement exactly-once, so a decision is settled through the {@code Plan} (the id
+ * object) it was decided with. A settlement locks only the cells whose counters it changes (an abort
+ * of a request that reserved nothing and holds no slot locks none). Cells whose windows ended and
+ * that hold no slot are dropped every {@value #SWEEP_EVERY} decisions, so the counters are bounded by
+ * the models and the callers active in one window; a list of groups the engine keeps (a model pool's,
+ * a cached caller's) keeps its compiled cells until its next decision finds one dropped.
  */
 public final class MemoryAdmissionStore implements AdmissionStore {
 
@@ -196,10 +198,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
     @Override
     public void settle(Plan plan, Settlement settlement, Clock engineClock, long engineNow) {
         long now = engineClock == clock ? engineNow : clock.millis();
-        long[] applied = (long[]) plan.id().take();
-        if (applied != null && applied[applied.length - 1] <= now) {
-            applied = null;                      // its record ended with its lease
-        }
+        long[] applied = takeRecord(plan, now);
         PlanGroups groups = plan.groups();
         long changing = applied == null ? ALL_GROUPS : changing(groups, settlement);
         if (changing == 0) {
@@ -209,6 +208,9 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         CounterCell[] held = cells.byGroup();
         CounterCell.Field[] fields = cells.fields();
         try {
+            if (applied == null) {
+                applied = takeRecord(plan, now);         // a decision that ran meanwhile under these locks
+            }
             if (applied == null && settlement.cancel()) {
                 cancelled.put(plan.requestId(), now + plan.leaseMillis());
                 return;
@@ -237,6 +239,12 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         } finally {
             cells.unlock(changing);
         }
+    }
+
+    /** The decision's record, once; {@code null} without one or when it was to be kept no longer than {@code now}. */
+    private static long[] takeRecord(Plan plan, long now) {
+        long[] applied = (long[]) plan.id().take();
+        return applied == null || applied[applied.length - 1] <= now ? null : applied;
     }
 
     /**
@@ -530,7 +538,8 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 }
             }
         }
-        return cells.computeIfAbsent(CellKey.of(group), k -> new CounterCell(group.kind() == GroupKind.MODEL
+        boolean ofModel = group.kind() == GroupKind.MODEL || group.kind() == GroupKind.POOL;
+        return cells.computeIfAbsent(CellKey.of(group), k -> new CounterCell(ofModel
                 ? modelLocks.computeIfAbsent(group.id(), model -> new CellLock()) : new CellLock()));
     }
 

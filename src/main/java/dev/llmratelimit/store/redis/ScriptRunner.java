@@ -11,8 +11,8 @@ import java.util.List;
 
 /**
  * What the Redis stores share: the Redisson client (shut down on close only when the store owns it),
- * the key prefix, and the one way they run their scripts. Any Redisson failure becomes a
- * {@link StoreUnavailableException}.
+ * the key prefix, and the one way they run their scripts. Any Redisson failure, its own bugs
+ * included, becomes a {@link StoreUnavailableException}.
  */
 final class ScriptRunner implements AutoCloseable {
 
@@ -63,6 +63,11 @@ final class ScriptRunner implements AutoCloseable {
             throw StoreUnavailableException.notRun("Redis is out of memory and refused " + lua.name(), e);
         } catch (RedisException e) {
             throw new StoreUnavailableException("Redis did not answer " + lua.name()
+                    + " (" + e.getClass().getSimpleName() + ")", e);
+        } catch (RuntimeException e) {
+            // Redisson itself can fail this way while its connections are being set up against a
+            // stalled server (a NullPointerException in its pool): the command may have gone out.
+            throw new StoreUnavailableException("The Redis client failed running " + lua.name()
                     + " (" + e.getClass().getSimpleName() + ")", e);
         }
     }
