@@ -65,11 +65,21 @@ final class ScriptRunner implements AutoCloseable {
             throw new StoreUnavailableException("Redis did not answer " + lua.name()
                     + " (" + e.getClass().getSimpleName() + ")", e);
         } catch (RuntimeException e) {
+            if (!thrownByTheClient(e)) {
+                throw e;                                 // our own bug: internal errors have a setting of their own
+            }
             // Redisson itself can fail this way while its connections are being set up against a
             // stalled server (a NullPointerException in its pool): the command may have gone out.
             throw new StoreUnavailableException("The Redis client failed running " + lua.name()
                     + " (" + e.getClass().getSimpleName() + ")", e);
         }
+    }
+
+    /** Whether the exception was thrown inside Redisson or its network layer, not by this library. */
+    private static boolean thrownByTheClient(RuntimeException e) {
+        StackTraceElement[] trace = e.getStackTrace();
+        return trace.length > 0 && (trace[0].getClassName().startsWith("org.redisson.")
+                || trace[0].getClassName().startsWith("io.netty."));
     }
 
     @Override
