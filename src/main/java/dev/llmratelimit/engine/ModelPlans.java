@@ -15,10 +15,19 @@ import java.util.function.LongSupplier;
  */
 final class ModelPlans {
 
+    /**
+     * What a request of one pool starts from.
+     *
+     * @param groups         the model and pool groups of every window, in the order a plan checks them
+     * @param expectedOutput what the pool's responses taught about their size
+     */
+    record PoolPlan(String name, PlanGroups groups, ExpectedOutput expectedOutput) {
+    }
+
     final ModelPolicy model;
-    final Map<String, ExpectedOutput> expectedOutputs = new HashMap<>();
-    /** Per pool: the model and pool groups of every window, in the order a plan checks them. */
-    private final Map<String, PlanGroups> planGroups = new HashMap<>();
+    /** By pool name; every configured priority has its own, the default pool under its name. */
+    private final Map<String, PoolPlan> poolPlans = new HashMap<>();
+    private final PoolPlan defaultPool;
     /** The smallest model limit per windowed dimension, {@link Limits#NONE} where none. */
     private final long[] smallest = Verdict.noFigures();
     final ModelGroups groups;
@@ -49,10 +58,10 @@ final class ModelPlans {
             modelWindows.add(new ModelGroups.Window(modelGroup, poolGroups));
         }
         for (String pool : model.poolNames()) {
-            expectedOutputs.put(pool, new ExpectedOutput(model.expectedOutputTokens(), model.expectedOutputMinTokens(),
-                    windowMillis, clock));
+            poolPlans.put(pool, new PoolPlan(pool, PlanGroups.of(byPool.get(pool)), new ExpectedOutput(
+                    model.expectedOutputTokens(), model.expectedOutputMinTokens(), windowMillis, clock)));
         }
-        byPool.forEach((pool, groups) -> planGroups.put(pool, PlanGroups.of(groups)));
+        defaultPool = poolPlans.get(ModelPolicy.DEFAULT_POOL);
         groups = new ModelGroups(model.name(), modelWindows);
     }
 
@@ -87,9 +96,16 @@ final class ModelPlans {
         }
     }
 
-    /** The model and pool groups of one pool's plan, every window. */
-    PlanGroups groupsOf(String pool) {
-        return planGroups.get(pool);
+    /**
+     * The pool of a caller: the first of its candidate priorities that this model configures (team
+     * priority before the caller's own, docs/identity.md), else the default pool.
+     */
+    PoolPlan poolOf(String preferred, String fallback) {
+        PoolPlan pool = preferred == null ? null : poolPlans.get(preferred);
+        if (pool == null && fallback != null) {
+            pool = poolPlans.get(fallback);
+        }
+        return pool != null ? pool : defaultPool;
     }
 
     /** The model's smallest limit of a windowed dimension, {@link Limits#NONE} when it has none. */

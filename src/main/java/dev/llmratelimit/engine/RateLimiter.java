@@ -122,17 +122,16 @@ public final class RateLimiter {
                     ? admission(Admission.Outcome.UNKNOWN_MODEL, null, null, null, 0)
                     : admitUnconfigured(request);
         }
-        String pool = modelPlans.model.poolOf(request.preferred(), request.fallback());
-        PlanGroups modelGroups = modelPlans.groupsOf(pool);
-        PlanGroups groups = callerGroups.before(request.callers(), modelGroups);
-        int modelAt = groups.size() - modelGroups.size();
+        ModelPlans.PoolPlan pool = modelPlans.poolOf(request.preferred(), request.fallback());
+        PlanGroups groups = callerGroups.before(request.callers(), pool.groups());
+        int modelAt = groups.size() - pool.groups().size();
         long now = clock.millis();
         Estimate estimate = new Estimate(request, modelPlans, pool, hints.anyHinted(groups, now));
-        Admission admission = decide(request, modelPlans, pool, groups, modelAt, estimate, now);
+        Admission admission = decide(request, pool, groups, modelAt, estimate, now);
         if (admission.outcome() == Admission.Outcome.REFUSED && estimate.usedBound() && boundMayHaveRefused(admission)) {
             // The hint was stale and the free bound, not the prompt, may be what refused: count and ask again.
             estimate = new Estimate(request, modelPlans, pool, false);
-            admission = decide(request, modelPlans, pool, groups, modelAt, estimate, now);
+            admission = decide(request, pool, groups, modelAt, estimate, now);
         }
         return admission;
     }
@@ -142,7 +141,7 @@ public final class RateLimiter {
         return dimension.isTokens() || dimension == Dimension.MONEY;
     }
 
-    private Admission decide(AdmissionRequest request, ModelPlans modelPlans, String pool, PlanGroups base,
+    private Admission decide(AdmissionRequest request, ModelPlans.PoolPlan pool, PlanGroups base,
                              int modelAt, Estimate estimate, long now) {
         PlanGroups groups = base;
         Increments reserved = estimate.reserved();
@@ -153,7 +152,7 @@ public final class RateLimiter {
             }
             groups = base.replacing(estimated);
         }
-        Plan plan = new Plan(requestId(request), request.model(), pool, groups, lease(request), UsageCost.FREE);
+        Plan plan = new Plan(requestId(request), request.model(), pool.name(), groups, lease(request), UsageCost.FREE);
         for (PlanExtension extension : extensions) {
             PlanExtension.Contribution contribution = extension.contribute(request, estimate);
             if (contribution.unpriced()) {
@@ -164,7 +163,7 @@ public final class RateLimiter {
         boolean expectsOutput = reserved.of(Dimension.OUTPUT_TOKENS) > 0
                 || reserved.tokens() > 0 && policy.rateLimitType() != RateLimitType.INPUT;
         return decide(plan, now, expectsOutput && request.maxOutputTokens() < 0
-                ? modelPlans.expectedOutputs.get(pool).lessonFor(request.n()) : null);
+                ? pool.expectedOutput().lessonFor(request.n()) : null);
     }
 
     /**
@@ -258,10 +257,10 @@ public final class RateLimiter {
         private final boolean preferBound;
         private boolean usedBound;
 
-        Estimate(AdmissionRequest request, ModelPlans modelPlans, String pool, boolean preferBound) {
+        Estimate(AdmissionRequest request, ModelPlans modelPlans, ModelPlans.PoolPlan pool, boolean preferBound) {
             this.request = request;
             this.modelPlans = modelPlans;
-            this.expectedOutput = modelPlans.expectedOutputs.get(pool);
+            this.expectedOutput = pool.expectedOutput();
             this.preferBound = preferBound;
         }
 

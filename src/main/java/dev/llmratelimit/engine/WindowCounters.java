@@ -64,7 +64,7 @@ public record WindowCounters(long[] model, long[][] pools, long remainingMillis)
 
     /** These counters as a decision reads them (the previous window already weighted in). */
     GroupCounts asCounts() {
-        return new GroupCounts(model, new long[DIMENSIONS], 0, 0, 0, remainingMillis, 0);
+        return GroupCounts.of(model, new long[DIMENSIONS], 0, 0, 0, remainingMillis, 0);
     }
 
     @Override

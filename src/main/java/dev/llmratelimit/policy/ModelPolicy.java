@@ -64,17 +64,6 @@ public record ModelPolicy(String name, List<RateLimit> limits, double saturation
                 shares.keySet().stream().sorted()).toList();
     }
 
-    /**
-     * The pool of a caller: the first of its candidate priorities that this model configures (team
-     * priority before the caller's own, docs/identity.md), else the default pool.
-     */
-    public String poolOf(String preferred, String fallback) {
-        if (preferred != null && shares.containsKey(preferred)) {
-            return preferred;
-        }
-        return fallback != null && shares.containsKey(fallback) ? fallback : DEFAULT_POOL;
-    }
-
     public double shareOf(String pool) {
         Double share = shares.get(pool);
         return share != null ? share : defaultShare;

@@ -144,7 +144,7 @@ public final class JdbcAdmissionStore implements AdmissionStore {
         GroupCounts[] counts = new GroupCounts[counters.size()];
         for (int i = 0; i < counts.length; i++) {
             long end = plan.group(i).window().periodEnd();
-            counts[i] = new GroupCounts(GroupCounts.EMPTY.current(), GroupCounts.EMPTY.previous(), figures[0][i],
+            counts[i] = GroupCounts.of(GroupCounts.EMPTY.current(), GroupCounts.EMPTY.previous(), figures[0][i],
                     figures[1][i], 0, Math.max(0, end - now), end);
         }
         Verdict verdict = PlanRule.decide(plan, counts);

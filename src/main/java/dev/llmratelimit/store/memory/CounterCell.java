@@ -18,10 +18,54 @@ import java.util.Map;
  */
 final class CounterCell {
 
-    /** The counts of one field: the live window's (or period's) and the previous window's. */
-    static final class Field {
+    /**
+     * The counts of one field: the live window's (or period's) and the previous window's. As
+     * {@link GroupCounts} it is the view a decision reads, as of the cell's last {@link #read}:
+     * valid only under the cell's lock, before anything is applied.
+     */
+    static final class Field implements GroupCounts {
+        private final CounterCell cell;
         long[] live = new long[FIGURES];
         long[] previous = new long[FIGURES];
+
+        private Field(CounterCell cell) {
+            this.cell = cell;
+        }
+
+        @Override
+        public long[] current() {
+            return live;
+        }
+
+        @Override
+        public long[] previous() {
+            return previous;
+        }
+
+        @Override
+        public long micros() {
+            return live[MICROS];
+        }
+
+        @Override
+        public long reservedMicros() {
+            return live[RESERVED];
+        }
+
+        @Override
+        public long inFlight() {
+            return cell.inFlight(cell.readAt);
+        }
+
+        @Override
+        public long remainingMillis() {
+            return Math.max(0, cell.end - cell.readAt);
+        }
+
+        @Override
+        public long windowEnd() {
+            return cell.end;
+        }
 
         private void roll(boolean keepEnded) {
             long[] ended = live;
@@ -37,6 +81,8 @@ final class CounterCell {
     final CellLock lock;
     boolean removed;
     long end = Long.MIN_VALUE;
+    /** When the last decision read the cell: the time its fields' views answer for. */
+    private long readAt;
     private GroupWindow window = GroupWindow.NONE;
     private final Map<String, Field> fields = new HashMap<>(4);
     /** Request id to lease end. */
@@ -63,7 +109,9 @@ final class CounterCell {
 
     /** Starts the window {@code now} lies in when the live one has ended (see AdmissionStore). */
     void roll(long now, GroupWindow window) {
-        this.window = window;
+        if (this.window != window) {
+            this.window = window;
+        }
         if (window.isPeriod()) {
             end = window.periodEnd();
             return;
@@ -81,16 +129,16 @@ final class CounterCell {
 
     /** A field's counts, created on first use; a field stays as long as its cell. Only under the lock. */
     Field field(String name) {
-        return fields.computeIfAbsent(name, f -> new Field());
+        return fields.computeIfAbsent(name, f -> new Field(this));
     }
 
     /**
-     * The counts of a field for a decision at {@code now}. They are the cell's own arrays, not
-     * copies: read them only while holding the lock, before anything is applied.
+     * Reads the cell for a decision at {@code now}: from here its fields, as {@link GroupCounts},
+     * answer for that time. They are views of the cell's own arrays, not copies: read them only
+     * while holding the lock, before anything is applied.
      */
-    GroupCounts read(Field field, long now) {
-        long[] live = field.live;
-        return new GroupCounts(live, field.previous, live[MICROS], live[RESERVED], inFlight(now), Math.max(0, end - now), end);
+    void readAt(long now) {
+        readAt = now;
     }
 
     /** The slots in flight at {@code now}; slots whose lease ended are dropped. */

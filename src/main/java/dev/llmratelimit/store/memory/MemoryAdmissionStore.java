@@ -93,8 +93,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         CounterCell[] held = cells.byGroup();
         CounterCell.Field[] fields = cells.fields();
         try {
-            GroupCounts[] counts = new GroupCounts[groups.size()];
-            for (int i = 0; i < counts.length; i++) {
+            for (int i = 0; i < held.length; i++) {
                 CounterGroup group = groups.get(i);
                 CounterCell cell = held[i];
                 if (group.window().counts()) {
@@ -103,11 +102,12 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 if (group.countsMoney()) {
                     cell.expireReservations(fields[i], now);
                 }
-                counts[i] = cell.read(fields[i], now);
+                cell.readAt(now);
             }
+            GroupCounts[] counts = fields;   // each field is a view of its counters as read
             Verdict verdict;
             if (plan.sharesWork()) {
-                verdict = PlanRule.decide(plan.among(activePools(groups, held, now)), counts);
+                verdict = PlanRule.decide(plan.among(cells.activePools(groups, now)), counts);
                 if (plan.askedModel(verdict)) {
                     noteAsked(groups, held, now);
                 }
@@ -127,21 +127,6 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         } finally {
             cells.unlock(ALL_GROUPS);
         }
-    }
-
-    /** Per work-conserving pool group, which of its model's pools asked within the window; {@code null} for others. */
-    private static boolean[][] activePools(List<CounterGroup> groups, CounterCell[] held, long now) {
-        boolean[][] active = new boolean[groups.size()][];
-        for (int i = 0; i < active.length; i++) {
-            PoolSharing sharing = groups.get(i).sharing();
-            if (sharing != null) {
-                active[i] = new boolean[sharing.pools().size()];
-                for (int k = 0; k < active[i].length; k++) {
-                    active[i][k] = held[i].askedWithin(sharing.pools(), k, now, groups.get(i).window().millis());
-                }
-            }
-        }
-        return active;
     }
 
     private static void noteAsked(List<CounterGroup> groups, CounterCell[] held, long now) {
@@ -441,7 +426,24 @@ public final class MemoryAdmissionStore implements AdmissionStore {
      * need each once in lock order, and where each group's lock comes in that order.
      */
     private record Cells(MemoryAdmissionStore store, CounterCell[] byGroup, CounterCell.Field[] fields,
-                         CellLock[] lockOrder, int[] lockIndex) {
+                         CellLock[] lockOrder, int[] lockIndex, boolean[][] active) {
+
+        /**
+         * Per work-conserving pool group, which of its model's pools asked within the window
+         * ({@code null} for other groups). The arrays are this compilation's own, refilled by every
+         * decision under all its locks: valid until they are released.
+         */
+        boolean[][] activePools(List<CounterGroup> groups, long now) {
+            for (int i = 0; i < active.length; i++) {
+                if (active[i] != null) {
+                    List<String> pools = groups.get(i).sharing().pools();
+                    for (int k = 0; k < active[i].length; k++) {
+                        active[i][k] = byGroup[i].askedWithin(pools, k, now, groups.get(i).window().millis());
+                    }
+                }
+            }
+            return active;
+        }
 
         /** The locks of the groups in {@code groups}, as a mask over the lock order. */
         private long locksOf(long groups) {
@@ -524,7 +526,12 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         for (int i = 0; i < n; i++) {
             lockIndex[i] = Arrays.asList(distinct).indexOf(byGroup[i].lock);
         }
-        return new Cells(this, byGroup, new CounterCell.Field[n], distinct, lockIndex);
+        boolean[][] active = new boolean[n][];
+        for (int i = 0; i < n; i++) {
+            PoolSharing sharing = groups.get(i).sharing();
+            active[i] = sharing == null ? null : new boolean[sharing.pools().size()];
+        }
+        return new Cells(this, byGroup, new CounterCell.Field[n], distinct, lockIndex, active);
     }
 
     private CounterCell cellOf(List<CounterGroup> groups, int index, CounterCell[] found) {

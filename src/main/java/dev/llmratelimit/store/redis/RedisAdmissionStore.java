@@ -142,7 +142,7 @@ public final class RedisAdmissionStore implements AdmissionStore {
                 current[dimension.index()] = read.get(at++);
                 previous[dimension.index()] = read.get(at++);
             }
-            counts[i] = new GroupCounts(current, previous, read.get(at), read.get(at + 1), read.get(at + 2),
+            counts[i] = GroupCounts.of(current, previous, read.get(at), read.get(at + 1), read.get(at + 2),
                     read.get(at + 3), read.get(at + 4));
             at += FIGURES_PER_GROUP;
             PoolSharing sharing = plan.group(i).sharing();

@@ -228,7 +228,7 @@ class AdmitScriptMatchesPlanRuleTest {
                     expected[group.sharing().self()] = true;
                     assertThat(asRead).as("active pools of group %d", i).isEqualTo(expected);
                 }
-                counts[i] = new GroupCounts(live, before, micros, reserved, inFlight, left, windowEnd);
+                counts[i] = GroupCounts.of(live, before, micros, reserved, inFlight, left, windowEnd);
             }
             return counts;
         }
