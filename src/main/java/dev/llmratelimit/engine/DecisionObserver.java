@@ -12,13 +12,22 @@ public interface DecisionObserver {
     DecisionObserver NONE = new DecisionObserver() {
     };
 
+    /** The elapsed time of a decision nobody {@linkplain #timesDecisions times}: the clock was not read for it. */
+    long UNTIMED = -1;
+
     /**
      * One decision has been made.
      *
      * @param admission    the ticket the decision produced (its outcome, plan and verdict)
-     * @param elapsedNanos how long the decision took, store round trip included
+     * @param elapsedNanos how long the decision took, store round trip included; {@link #UNTIMED}
+     *                     unless an observer {@linkplain #timesDecisions times decisions}
      */
     default void decided(Admission admission, long elapsedNanos) {
+    }
+
+    /** Whether {@link #decided} uses the elapsed time: the engine reads the clock around a decision only then. */
+    default boolean timesDecisions() {
+        return false;
     }
 
     /** An admitted request finished with this usage (the tokens of its response, not the estimate). */
@@ -42,6 +51,11 @@ public interface DecisionObserver {
             public void decided(Admission admission, long elapsedNanos) {
                 first.decided(admission, elapsedNanos);
                 second.decided(admission, elapsedNanos);
+            }
+
+            @Override
+            public boolean timesDecisions() {
+                return first.timesDecisions() || second.timesDecisions();
             }
 
             @Override

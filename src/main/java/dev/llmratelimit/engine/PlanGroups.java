@@ -8,7 +8,8 @@ import java.util.RandomAccess;
  * The counter groups of a plan, in check order, with what every decision asks of them worked out
  * once: where the model group is, whether a pool shares work. A list of a configured model's pool
  * (and of a caller with it) is built once per policy and used by every request; a store compiles
- * what it needs for a list's counters (the memory store: cell references and lock order) once and
+ * what it needs for a list's counters (the memory store: cell references and lock order; Redis: each
+ * script call's groups and keys) once and
  * keeps it on the list ({@link #compiled}). Lists that differ only in increments or limits (a
  * request's token estimate, a work-conserving share as decided) hold the same counters and share
  * what was compiled.

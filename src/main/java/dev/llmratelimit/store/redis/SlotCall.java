@@ -8,6 +8,7 @@ import dev.llmratelimit.engine.GroupWindow;
 import dev.llmratelimit.engine.Increments;
 import dev.llmratelimit.engine.Limits;
 import dev.llmratelimit.engine.Plan;
+import dev.llmratelimit.engine.PlanGroups;
 import dev.llmratelimit.engine.PoolSharing;
 import dev.llmratelimit.engine.Settlement;
 
@@ -23,6 +24,41 @@ import java.util.Map;
  */
 final class SlotCall {
 
+    /**
+     * What a call of a list of groups holds whatever the request: which groups go to it, their keys
+     * and where each group's keys are among them. Worked out once per list of groups (and shared by
+     * the lists with the same counters, see {@link PlanGroups#compiled}).
+     *
+     * @param coversPlan whether the call holds every group of the plan, in order (its sub-plan is the plan)
+     */
+    private record Layout(int[] planIndexes, boolean coversPlan, List<Object> keys, int[] hashIndex, int[] slotsIndex,
+                          int[] leasesIndex, int[] activityIndex, String[] suffix) {
+
+        static Layout of(int groupCount, List<Integer> indexes, List<GroupKeys> groupKeys) {
+            int[] planIndexes = indexes.stream().mapToInt(Integer::intValue).toArray();
+            Map<String, Integer> keyIndex = new LinkedHashMap<>();
+            int[] hashIndex = new int[planIndexes.length];
+            int[] slotsIndex = new int[planIndexes.length];
+            int[] leasesIndex = new int[planIndexes.length];
+            int[] activityIndex = new int[planIndexes.length];
+            String[] suffix = new String[planIndexes.length];
+            for (int i = 0; i < planIndexes.length; i++) {
+                GroupKeys k = groupKeys.get(planIndexes[i]);
+                hashIndex[i] = k.hash() == null ? 0 : keyIndex.computeIfAbsent(k.hash(), h -> keyIndex.size() + 1);
+                slotsIndex[i] = k.slots() == null ? 0 : keyIndex.computeIfAbsent(k.slots(), h -> keyIndex.size() + 1);
+                leasesIndex[i] = k.leases() == null ? 0 : keyIndex.computeIfAbsent(k.leases(), h -> keyIndex.size() + 1);
+                activityIndex[i] = k.activity() == null ? 0 : keyIndex.computeIfAbsent(k.activity(), h -> keyIndex.size() + 1);
+                suffix[i] = k.suffix();
+            }
+            return new Layout(planIndexes, planIndexes.length == groupCount, List.copyOf(keyIndex.keySet()),
+                    hashIndex, slotsIndex, leasesIndex, activityIndex, suffix);
+        }
+    }
+
+    /** The layouts of a list's calls, for one key prefix and one way of splitting by slot. */
+    private record Layouts(String prefix, boolean bySlot, List<Layout> calls) {
+    }
+
     final int[] planIndexes;
     final Plan subPlan;
     final List<Object> keys;
@@ -32,30 +68,25 @@ final class SlotCall {
     private final int[] activityIndex;
     private final String[] suffix;
 
-    private SlotCall(Plan plan, List<Integer> indexes, List<GroupKeys> groupKeys) {
-        planIndexes = indexes.stream().mapToInt(Integer::intValue).toArray();
-        List<CounterGroup> groups = new ArrayList<>(planIndexes.length);
-        for (int index : planIndexes) {
-            groups.add(plan.group(index));
+    private SlotCall(Plan plan, Layout layout) {
+        planIndexes = layout.planIndexes;
+        if (layout.coversPlan) {
+            subPlan = plan;
+        } else {
+            List<CounterGroup> groups = new ArrayList<>(planIndexes.length);
+            for (int index : planIndexes) {
+                groups.add(plan.group(index));
+            }
+            subPlan = plan.withGroups(groups);
         }
-        subPlan = plan.withGroups(groups);
-        Map<String, Integer> keyIndex = new LinkedHashMap<>();
-        hashIndex = new int[planIndexes.length];
-        slotsIndex = new int[planIndexes.length];
-        leasesIndex = new int[planIndexes.length];
-        activityIndex = new int[planIndexes.length];
-        suffix = new String[planIndexes.length];
-        for (int i = 0; i < planIndexes.length; i++) {
-            GroupKeys k = groupKeys.get(planIndexes[i]);
-            hashIndex[i] = k.hash() == null ? 0 : keyIndex.computeIfAbsent(k.hash(), h -> keyIndex.size() + 1);
-            slotsIndex[i] = k.slots() == null ? 0 : keyIndex.computeIfAbsent(k.slots(), h -> keyIndex.size() + 1);
-            leasesIndex[i] = k.leases() == null ? 0 : keyIndex.computeIfAbsent(k.leases(), h -> keyIndex.size() + 1);
-            activityIndex[i] = k.activity() == null ? 0 : keyIndex.computeIfAbsent(k.activity(), h -> keyIndex.size() + 1);
-            suffix[i] = k.suffix();
-        }
-        keys = new ArrayList<>(keyIndex.size() + 1);
-        keys.addAll(keyIndex.keySet());
-        keys.add(keys.get(0) + ":req:" + plan.requestId());
+        hashIndex = layout.hashIndex;
+        slotsIndex = layout.slotsIndex;
+        leasesIndex = layout.leasesIndex;
+        activityIndex = layout.activityIndex;
+        suffix = layout.suffix;
+        keys = new ArrayList<>(layout.keys.size() + 1);
+        keys.addAll(layout.keys);
+        keys.add(layout.keys.get(0) + ":req:" + plan.requestId());
     }
 
     /**
@@ -63,8 +94,24 @@ final class SlotCall {
      * {@code bySlot} one per cluster hash slot.
      */
     static List<SlotCall> of(Plan plan, String prefix, boolean bySlot) {
-        List<GroupKeys> groupKeys = new ArrayList<>(plan.groups().size());
-        for (CounterGroup group : plan.groups()) {
+        List<Layout> layouts = layoutsOf(plan.groups(), prefix, bySlot);
+        if (layouts.size() == 1) {
+            return List.of(new SlotCall(plan, layouts.get(0)));
+        }
+        List<SlotCall> calls = new ArrayList<>(layouts.size());
+        for (Layout layout : layouts) {
+            calls.add(new SlotCall(plan, layout));
+        }
+        return calls;
+    }
+
+    /** The layouts of the list's calls, as compiled on the list when they were worked out for this prefix and split. */
+    private static List<Layout> layoutsOf(PlanGroups groups, String prefix, boolean bySlot) {
+        if (groups.compiled() instanceof Layouts known && known.bySlot == bySlot && known.prefix.equals(prefix)) {
+            return known.calls;
+        }
+        List<GroupKeys> groupKeys = new ArrayList<>(groups.size());
+        for (CounterGroup group : groups) {
             groupKeys.add(GroupKeys.of(prefix, group));
         }
         Map<Integer, List<Integer>> bySlotIndexes = new LinkedHashMap<>();
@@ -72,11 +119,12 @@ final class SlotCall {
             int slot = bySlot ? HashSlot.ofTag(groupKeys.get(i).tag()) : 0;
             bySlotIndexes.computeIfAbsent(slot, s -> new ArrayList<>(4)).add(i);
         }
-        List<SlotCall> calls = new ArrayList<>(bySlotIndexes.size());
+        List<Layout> layouts = new ArrayList<>(bySlotIndexes.size());
         for (List<Integer> indexes : bySlotIndexes.values()) {
-            calls.add(new SlotCall(plan, indexes, groupKeys));
+            layouts.add(Layout.of(groups.size(), indexes, groupKeys));
         }
-        return calls;
+        groups.compile(new Layouts(prefix, bySlot, List.copyOf(layouts)));
+        return layouts;
     }
 
     /** The key the call is routed by. */
