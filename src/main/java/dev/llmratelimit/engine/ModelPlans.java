@@ -25,7 +25,7 @@ final class ModelPlans {
     }
 
     final ModelPolicy model;
-    /** By pool name; every configured priority has its own, the default pool under its name. */
+    /** By configured priority; the default pool is not one (a caller whose priority says "default" looks further). */
     private final Map<String, PoolPlan> poolPlans = new HashMap<>();
     private final PoolPlan defaultPool;
     /** The smallest model limit per windowed dimension, {@link Limits#NONE} where none. */
@@ -57,11 +57,17 @@ final class ModelPlans {
             }
             modelWindows.add(new ModelGroups.Window(modelGroup, poolGroups));
         }
+        PoolPlan shared = null;
         for (String pool : model.poolNames()) {
-            poolPlans.put(pool, new PoolPlan(pool, PlanGroups.of(byPool.get(pool)), new ExpectedOutput(
-                    model.expectedOutputTokens(), model.expectedOutputMinTokens(), windowMillis, clock)));
+            PoolPlan plan = new PoolPlan(pool, PlanGroups.of(byPool.get(pool)), new ExpectedOutput(
+                    model.expectedOutputTokens(), model.expectedOutputMinTokens(), windowMillis, clock));
+            if (pool.equals(ModelPolicy.DEFAULT_POOL)) {
+                shared = plan;
+            } else {
+                poolPlans.put(pool, plan);
+            }
         }
-        defaultPool = poolPlans.get(ModelPolicy.DEFAULT_POOL);
+        defaultPool = shared;
         groups = new ModelGroups(model.name(), modelWindows);
     }
 

@@ -88,7 +88,8 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
 
     /**
      * The same counters with group {@code i} replaced by {@code replaced[i]} where that is not
-     * {@code null}: each replacement must name the same counters (kind, id, member, window).
+     * {@code null}: each replacement must name the same counters (kind, id, member, window) and hold
+     * the same kinds of them (slots, money, a sharing), since what a store compiled is kept.
      */
     public PlanGroups replacing(CounterGroup[] replaced) {
         CounterGroup[] next = groups.clone();

@@ -5,6 +5,12 @@ import dev.llmratelimit.engine.RateLimiter;
 /** Meters that measure nothing: no OpenTelemetry, or metrics switched off ({@link Metrics#NONE}). */
 public class NoMetrics implements Metrics {
 
+    /** Measures nothing, so needs no elapsed time; a subclass that measures decisions is timed. */
+    @Override
+    public boolean timesDecisions() {
+        return getClass() != NoMetrics.class;
+    }
+
     @Override
     public void watch(RateLimiter limiter) {
     }

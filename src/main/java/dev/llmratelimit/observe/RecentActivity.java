@@ -35,6 +35,12 @@ public final class RecentActivity implements DecisionObserver {
     public record Point(long startMillis, long admitted, long refused, double saturation, Map<String, Long> refusedBy) {
     }
 
+    /** Uses no elapsed time. */
+    @Override
+    public boolean timesDecisions() {
+        return false;
+    }
+
     @Override
     public void decided(Admission admission, long elapsedNanos) {
         if (admission.plan() == null || admission.plan().modelIndex() < 0) {

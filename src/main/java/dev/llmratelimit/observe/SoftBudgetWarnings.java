@@ -34,6 +34,12 @@ public final class SoftBudgetWarnings implements DecisionObserver {
         this.clock = clock;
     }
 
+    /** Uses no elapsed time. */
+    @Override
+    public boolean timesDecisions() {
+        return false;
+    }
+
     @Override
     public void decided(Admission admission, long elapsedNanos) {
         Verdict verdict = admission.verdict();

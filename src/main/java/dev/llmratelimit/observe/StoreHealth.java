@@ -61,6 +61,12 @@ public final class StoreHealth implements DecisionObserver {
         }
     }
 
+    /** Watches store failures only: uses no elapsed time. */
+    @Override
+    public boolean timesDecisions() {
+        return false;
+    }
+
     @Override
     public void storeFailed(StoreOperation operation) {
         failures[operation.ordinal()].increment();

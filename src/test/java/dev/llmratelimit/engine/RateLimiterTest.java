@@ -43,6 +43,15 @@ class RateLimiterTest {
     }
 
     @Test
+    void aPriorityNamedDefaultIsNoConfiguredPriority() {
+        RateLimiter limiter = limiter("models.m.rpm=10", "reservation.high=0.5");
+        assertThat(admit(limiter, "m", "default", "high").plan().pool()).isEqualTo("high");
+        assertThat(admit(limiter, "m", "high", "default").plan().pool()).isEqualTo("high");
+        assertThat(admit(limiter, "m", "default", null).plan().pool()).isEqualTo("default");
+        assertThat(admit(limiter, "m", null, null).plan().pool()).isEqualTo("default");
+    }
+
+    @Test
     void usageIsRecordedOnceWithTheConfiguredTokenType() {
         RateLimiter total = limiter("models.m.tpm=1000");
         Admission admission = admit(total, "m", null);

@@ -76,11 +76,6 @@ final class MicrometerMetrics implements Metrics {
     }
 
     @Override
-    public boolean timesDecisions() {
-        return true;
-    }
-
-    @Override
     public void decided(Admission admission, long elapsedNanos) {
         Plan plan = admission.plan();
         DecisionMeters.ModelMeters model = decisions.model(plan);

@@ -132,11 +132,6 @@ final class OpenTelemetryMetrics implements Metrics {
     }
 
     @Override
-    public boolean timesDecisions() {
-        return true;
-    }
-
-    @Override
     public void decided(Admission admission, long elapsedNanos) {
         Plan plan = admission.plan();
         DecisionAttributes.ModelAttributes model = attributes.model(plan);

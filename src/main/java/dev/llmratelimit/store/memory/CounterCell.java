@@ -20,7 +20,7 @@ final class CounterCell {
 
     /**
      * The counts of one field: the live window's (or period's) and the previous window's. As
-     * {@link GroupCounts} it is the view a decision reads, as of the cell's last {@link #read}:
+     * {@link GroupCounts} it is the view a decision reads, as of the cell's last {@link CounterCell#readAt}:
      * valid only under the cell's lock, before anything is applied.
      */
     static final class Field implements GroupCounts {
@@ -59,7 +59,7 @@ final class CounterCell {
 
         @Override
         public long remainingMillis() {
-            return Math.max(0, cell.end - cell.readAt);
+            return cell.end <= cell.readAt ? 0 : cell.end - cell.readAt;   // a cell never rolled has no end
         }
 
         @Override
