@@ -29,6 +29,16 @@ public record CallerCounter(CallerScope scope, String id, List<RateLimit> limits
         return scope == CallerScope.KEY ? KeyHash.shortHash(id) : id;
     }
 
+    /**
+     * From the scope and identity alone (a string's hash is kept by the string): the engine looks
+     * the caller's groups up by plan on every request, and the limits, which {@code equals} still
+     * compares, would be hashed over again each time.
+     */
+    @Override
+    public int hashCode() {
+        return scope.hashCode() * 31 + id.hashCode();
+    }
+
     /** The identity is never printed in full (it may be an API key). */
     @Override
     public String toString() {
