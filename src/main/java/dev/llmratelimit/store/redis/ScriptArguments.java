@@ -42,6 +42,17 @@ final class ScriptArguments {
         return this;
     }
 
+    /** Figures already written as JSON text (a {@link #fragment}), as the next ones. */
+    ScriptArguments json(String fragment) {
+        separate().append(fragment);
+        return this;
+    }
+
+    /** The figures so far as JSON text without the array's brackets, to be added to other arguments. */
+    String fragment() {
+        return json.substring(1);
+    }
+
     /** The script's arguments: the one JSON array. */
     Object[] toArray() {
         return new Object[] {json.append(']').toString()};

@@ -32,7 +32,7 @@ final class SlotCall {
      * @param coversPlan whether the call holds every group of the plan, in order (its sub-plan is the plan)
      */
     private record Layout(int[] planIndexes, boolean coversPlan, List<Object> keys, int[] hashIndex, int[] slotsIndex,
-                          int[] leasesIndex, int[] activityIndex, String[] suffix) {
+                          int[] leasesIndex, int[] activityIndex, String[] suffix, ConstantArguments[] constants) {
 
         static Layout of(int groupCount, List<Integer> indexes, List<GroupKeys> groupKeys) {
             int[] planIndexes = indexes.stream().mapToInt(Integer::intValue).toArray();
@@ -51,7 +51,22 @@ final class SlotCall {
                 suffix[i] = k.suffix();
             }
             return new Layout(planIndexes, planIndexes.length == groupCount, List.copyOf(keyIndex.keySet()),
-                    hashIndex, slotsIndex, leasesIndex, activityIndex, suffix);
+                    hashIndex, slotsIndex, leasesIndex, activityIndex, suffix, new ConstantArguments[planIndexes.length]);
+        }
+    }
+
+    /**
+     * The {@code admit.lua} arguments of a group that no request changes, as JSON text: those before
+     * its increments, each dimension's letter and limit, and its sharing. Kept per group of a layout
+     * (written by whichever request needs them first; each is immutable) and used while the group
+     * holds the same window, limits, enforcement and sharing.
+     */
+    private record ConstantArguments(GroupWindow window, Limits limits, Enforcement enforcement, PoolSharing sharing,
+                                     String head, List<Dimension> dimensions, String[] dimensionHeads, String tail) {
+
+        boolean describe(CounterGroup group) {
+            return window == group.window() && limits == group.limits() && enforcement == group.enforcement()
+                    && sharing == group.sharing();
         }
     }
 
@@ -67,6 +82,7 @@ final class SlotCall {
     private final int[] leasesIndex;
     private final int[] activityIndex;
     private final String[] suffix;
+    private final ConstantArguments[] constants;
 
     private SlotCall(Plan plan, Layout layout) {
         planIndexes = layout.planIndexes;
@@ -84,6 +100,7 @@ final class SlotCall {
         leasesIndex = layout.leasesIndex;
         activityIndex = layout.activityIndex;
         suffix = layout.suffix;
+        constants = layout.constants;
         keys = new ArrayList<>(layout.keys.size() + 1);
         keys.addAll(layout.keys);
         keys.add(layout.keys.get(0) + ":req:" + plan.requestId());
@@ -140,33 +157,56 @@ final class SlotCall {
                 .add(groups.size());
         for (int i = 0; i < groups.size(); i++) {
             CounterGroup group = groups.get(i);
-            windowArgs(args, i, group.window());
-            Limits limits = group.limits();
-            args.add(group.kind() == GroupKind.MODEL)
-                    .add(limits.parallel())
-                    .add(limits.micros());
-            Enforcement enforcement = group.enforcement();
-            args.add(switch (enforcement.mode()) {
-                case ALWAYS -> 0L;
-                case WHEN_SATURATED -> 1L;
-                case TRACKED -> 2L;
-            });
-            args.add(enforcement.threshold());
+            ConstantArguments constant = constantArguments(i, group);
             Increments add = group.increments();
-            args.add(add.micros())
-                    .add(add.slot());
-            List<Dimension> dimensions = dimensionsOf(group);
-            args.add(dimensions.size());
-            PoolSharing sharing = group.sharing();
-            for (Dimension dimension : dimensions) {
-                args.add(String.valueOf(dimension.field()))
-                        // a work-conserving pool's limit is the model's, times the share the script works out
-                        .add(sharing == null ? limits.of(dimension) : sharing.capacity()[dimension.index()])
-                        .add(add.of(dimension));
+            args.json(constant.head())
+                    .add(add.micros())
+                    .add(add.slot())
+                    .add(constant.dimensions().size());
+            for (int d = 0; d < constant.dimensions().size(); d++) {
+                args.json(constant.dimensionHeads()[d])
+                        .add(add.of(constant.dimensions().get(d)));
             }
-            sharingArgs(args, i, sharing);
+            args.json(constant.tail());
         }
         return args.toArray();
+    }
+
+    private ConstantArguments constantArguments(int i, CounterGroup group) {
+        ConstantArguments known = constants[i];
+        if (known != null && known.describe(group)) {
+            return known;
+        }
+        ScriptArguments head = new ScriptArguments();
+        windowArgs(head, i, group.window());
+        Limits limits = group.limits();
+        Enforcement enforcement = group.enforcement();
+        head.add(group.kind() == GroupKind.MODEL)
+                .add(limits.parallel())
+                .add(limits.micros())
+                .add(switch (enforcement.mode()) {
+                    case ALWAYS -> 0L;
+                    case WHEN_SATURATED -> 1L;
+                    case TRACKED -> 2L;
+                })
+                .add(enforcement.threshold());
+        List<Dimension> dimensions = dimensionsOf(group);
+        PoolSharing sharing = group.sharing();
+        String[] dimensionHeads = new String[dimensions.size()];
+        for (int d = 0; d < dimensionHeads.length; d++) {
+            Dimension dimension = dimensions.get(d);
+            dimensionHeads[d] = new ScriptArguments()
+                    .add(String.valueOf(dimension.field()))
+                    // a work-conserving pool's limit is the model's, times the share the script works out
+                    .add(sharing == null ? limits.of(dimension) : sharing.capacity()[dimension.index()])
+                    .fragment();
+        }
+        ScriptArguments tail = new ScriptArguments();
+        sharingArgs(tail, i, sharing);
+        ConstantArguments built = new ConstantArguments(group.window(), limits, enforcement, sharing, head.fragment(),
+                List.copyOf(dimensions), dimensionHeads, tail.fragment());
+        constants[i] = built;
+        return built;
     }
 
     /** The number of pools (0: a fixed share), then the activity hash's index, this pool's (1-based), each pool and its share. */
