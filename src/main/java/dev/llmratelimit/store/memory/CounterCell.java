@@ -109,7 +109,7 @@ final class CounterCell {
 
     /** Starts the window {@code now} lies in when the live one has ended (see AdmissionStore). */
     void roll(long now, GroupWindow window) {
-        if (this.window != window) {
+        if (this.window != window) {      // written only when it changes: a reference store on every decision costs a barrier
             this.window = window;
         }
         if (window.isPeriod()) {

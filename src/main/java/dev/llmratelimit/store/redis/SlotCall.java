@@ -64,7 +64,7 @@ final class SlotCall {
     private record ConstantArguments(GroupWindow window, Limits limits, Enforcement enforcement, PoolSharing sharing,
                                      String head, List<Dimension> dimensions, String[] dimensionHeads, String tail) {
 
-        boolean describe(CounterGroup group) {
+        boolean describes(CounterGroup group) {
             return window == group.window() && limits == group.limits() && enforcement == group.enforcement()
                     && sharing == group.sharing();
         }
@@ -77,12 +77,7 @@ final class SlotCall {
     final int[] planIndexes;
     final Plan subPlan;
     final List<Object> keys;
-    private final int[] hashIndex;
-    private final int[] slotsIndex;
-    private final int[] leasesIndex;
-    private final int[] activityIndex;
-    private final String[] suffix;
-    private final ConstantArguments[] constants;
+    private final Layout layout;
 
     private SlotCall(Plan plan, Layout layout) {
         planIndexes = layout.planIndexes;
@@ -95,12 +90,7 @@ final class SlotCall {
             }
             subPlan = plan.withGroups(groups);
         }
-        hashIndex = layout.hashIndex;
-        slotsIndex = layout.slotsIndex;
-        leasesIndex = layout.leasesIndex;
-        activityIndex = layout.activityIndex;
-        suffix = layout.suffix;
-        constants = layout.constants;
+        this.layout = layout;
         keys = new ArrayList<>(layout.keys.size() + 1);
         keys.addAll(layout.keys);
         keys.add(layout.keys.get(0) + ":req:" + plan.requestId());
@@ -173,8 +163,8 @@ final class SlotCall {
     }
 
     private ConstantArguments constantArguments(int i, CounterGroup group) {
-        ConstantArguments known = constants[i];
-        if (known != null && known.describe(group)) {
+        ConstantArguments known = layout.constants[i];
+        if (known != null && known.describes(group)) {
             return known;
         }
         ScriptArguments head = new ScriptArguments();
@@ -205,7 +195,7 @@ final class SlotCall {
         sharingArgs(tail, i, sharing);
         ConstantArguments built = new ConstantArguments(group.window(), limits, enforcement, sharing, head.fragment(),
                 List.copyOf(dimensions), dimensionHeads, tail.fragment());
-        constants[i] = built;
+        layout.constants[i] = built;
         return built;
     }
 
@@ -216,7 +206,7 @@ final class SlotCall {
             return;
         }
         args.add(sharing.pools().size())
-                .add(activityIndex[i])
+                .add(layout.activityIndex[i])
                 .add(sharing.self() + 1);
         for (int k = 0; k < sharing.pools().size(); k++) {
             args.add(sharing.pools().get(k))
@@ -270,10 +260,10 @@ final class SlotCall {
     }
 
     private void windowArgs(ScriptArguments args, int i, GroupWindow window) {
-        args.add(hashIndex[i])
-                .add(slotsIndex[i])
-                .add(leasesIndex[i])
-                .add(suffix[i])
+        args.add(layout.hashIndex[i])
+                .add(layout.slotsIndex[i])
+                .add(layout.leasesIndex[i])
+                .add(layout.suffix[i])
                 .add(window.millis())
                 .add(window.sliding())
                 .add(window.periodEnd());
