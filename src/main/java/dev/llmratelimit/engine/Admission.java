@@ -93,6 +93,11 @@ public final class Admission {
         return admission;
     }
 
+    /** The engine's clock when the decision began (the lease counts from it). */
+    public long decidedAt() {
+        return decidedAt;
+    }
+
     /** The model of the request, for messages: the plan's, or the unpriced model's. */
     public String model() {
         return plan != null ? plan.model() : unpricedModel;

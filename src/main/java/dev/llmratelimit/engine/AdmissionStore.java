@@ -80,6 +80,15 @@ public interface AdmissionStore extends AutoCloseable {
         throw new StoreUnavailableException("This store keeps no budgets", null);
     }
 
+    /**
+     * Whether what this store holds (counts, slots, reservations, money) outlives this JVM, so that
+     * a stop must settle the calls still in flight in it. A store kept in this JVM's memory ends with
+     * the runtime that owns it and says {@code false}.
+     */
+    default boolean outlivesThisJvm() {
+        return true;
+    }
+
     @Override
     default void close() {
     }

@@ -27,7 +27,7 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
     private final PoolSharing sharing;
     private final boolean hasPools;
     private final boolean hasBudgets;
-    private final boolean acquires;
+    private final long acquiring;
     private final boolean reservesTokens;
     private final Compiled compiled;
     /** The last list decided among a set of active pools ({@link #among}), reused while the set stays. */
@@ -48,7 +48,7 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
         PoolSharing firstSharing = null;
         boolean pools = false;
         boolean budgets = false;
-        boolean acquiring = false;
+        long acquiring = 0;
         boolean reserving = false;
         for (int i = 0; i < groups.length; i++) {
             CounterGroup group = groups[i];
@@ -60,7 +60,9 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
             }
             pools |= group.kind() == GroupKind.POOL;
             budgets |= group.kind() == GroupKind.BUDGET;
-            acquiring |= group.increments().slot() || group.countsMoney();
+            if (group.increments().slot() || group.countsMoney()) {
+                acquiring |= bit(i);
+            }
             reserving |= group.window().counts() && group.increments().reservesTokens();
         }
         this.modelGroups = java.util.Arrays.copyOf(models, modelCount);
@@ -68,7 +70,7 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
         this.sharing = firstSharing;
         this.hasPools = pools;
         this.hasBudgets = budgets;
-        this.acquires = acquiring;
+        this.acquiring = acquiring;
         this.reservesTokens = reserving;
     }
 
@@ -182,7 +184,17 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
 
     /** Whether a group takes something a settlement must give back: a parallel slot or money. */
     public boolean acquires() {
-        return acquires;
+        return acquiring != 0;
+    }
+
+    /** The groups that take something a settlement must give back, as a mask of {@link #bit}s. */
+    public long acquiring() {
+        return acquiring;
+    }
+
+    /** Group {@code index}'s bit in a mask of groups: groups past the 63rd share the last bit. */
+    public static long bit(int index) {
+        return 1L << Math.min(index, 63);
     }
 
     /** Whether a group with a window adds tokens before the call ({@code token-admission=reserve}). */

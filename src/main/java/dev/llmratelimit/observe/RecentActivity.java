@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * What this instance decided in the last {@value #BUCKETS} x {@value #BUCKET_MILLIS} ms (30
@@ -18,6 +19,8 @@ import java.util.concurrent.ConcurrentMap;
  * (by the limit that refused them) and the highest saturation a decision saw. Bounded: one ring of
  * buckets per model the policy configures (a request for another model is not kept). With several
  * instances each keeps its own decisions; the saturation is the shared one as this instance saw it.
+ * A decision is put in the bucket of the time it began on the engine's clock, which must be this
+ * one's; it is counted without a lock (a bucket is reset under one when it is reused).
  */
 public final class RecentActivity implements DecisionObserver {
 
@@ -52,7 +55,7 @@ public final class RecentActivity implements DecisionObserver {
             return;
         }
         Verdict verdict = admission.verdict();
-        models.computeIfAbsent(admission.model(), m -> new Ring()).add(clock.millis() / BUCKET_MILLIS, refused,
+        models.computeIfAbsent(admission.model(), m -> new Ring()).add(admission.decidedAt() / BUCKET_MILLIS, refused,
                 refused ? DecisionLabels.limitIndex(admission) : 0, verdict == null ? -1 : verdict.saturation());
     }
 
@@ -84,46 +87,64 @@ public final class RecentActivity implements DecisionObserver {
     }
 
     private static final class Ring {
-        private final long[] ids = new long[BUCKETS];
-        private final long[] admitted = new long[BUCKETS];
-        private final long[] refused = new long[BUCKETS];
-        private final double[] saturation = new double[BUCKETS];
-        private final long[][] refusedBy = new long[BUCKETS][DecisionLabels.limitCount()];
+        private final AtomicLongArray ids = new AtomicLongArray(BUCKETS);
+        private final AtomicLongArray admitted = new AtomicLongArray(BUCKETS);
+        private final AtomicLongArray refused = new AtomicLongArray(BUCKETS);
+        /** The highest saturation per bucket, as {@link Double#doubleToRawLongBits} (-1 for none). */
+        private final AtomicLongArray saturation = new AtomicLongArray(BUCKETS);
+        private final AtomicLongArray[] refusedBy = new AtomicLongArray[BUCKETS];
 
         Ring() {
-            java.util.Arrays.fill(ids, Long.MIN_VALUE);
+            for (int i = 0; i < BUCKETS; i++) {
+                ids.set(i, Long.MIN_VALUE);
+                refusedBy[i] = new AtomicLongArray(DecisionLabels.limitCount());
+            }
         }
 
-        synchronized void add(long bucket, boolean wasRefused, int limit, double seen) {
+        void add(long bucket, boolean wasRefused, int limit, double seen) {
             int i = (int) Math.floorMod(bucket, (long) BUCKETS);
-            if (ids[i] != bucket) {
-                ids[i] = bucket;
-                admitted[i] = 0;
-                refused[i] = 0;
-                saturation[i] = -1;
-                java.util.Arrays.fill(refusedBy[i], 0);
+            if (ids.get(i) != bucket) {
+                reuse(i, bucket);
             }
             if (wasRefused) {
-                refused[i]++;
-                refusedBy[i][limit]++;
+                refused.incrementAndGet(i);
+                refusedBy[i].incrementAndGet(limit);
             } else {
-                admitted[i]++;
+                admitted.incrementAndGet(i);
             }
-            saturation[i] = Math.max(saturation[i], seen);
+            long highest = saturation.get(i);
+            while (seen > Double.longBitsToDouble(highest) && !saturation.compareAndSet(i, highest, Double.doubleToRawLongBits(seen))) {
+                highest = saturation.get(i);
+            }
+        }
+
+        /** Empties a bucket for its next use, once: counts added after this belong to the new bucket. */
+        private synchronized void reuse(int i, long bucket) {
+            if (ids.get(i) == bucket) {
+                return;
+            }
+            admitted.set(i, 0);
+            refused.set(i, 0);
+            saturation.set(i, Double.doubleToRawLongBits(-1));
+            for (int limit = 0; limit < refusedBy[i].length(); limit++) {
+                refusedBy[i].set(limit, 0);
+            }
+            ids.set(i, bucket);
         }
 
         synchronized Point point(long bucket) {
             int i = (int) Math.floorMod(bucket, (long) BUCKETS);
-            if (ids[i] != bucket) {
+            if (ids.get(i) != bucket) {
                 return new Point(bucket * BUCKET_MILLIS, 0, 0, -1, Map.of());
             }
             Map<String, Long> by = new LinkedHashMap<>();
-            for (int limit = 0; limit < refusedBy[i].length; limit++) {
-                if (refusedBy[i][limit] > 0) {
-                    by.put(DecisionLabels.limit(limit), refusedBy[i][limit]);
+            for (int limit = 0; limit < refusedBy[i].length(); limit++) {
+                if (refusedBy[i].get(limit) > 0) {
+                    by.put(DecisionLabels.limit(limit), refusedBy[i].get(limit));
                 }
             }
-            return new Point(bucket * BUCKET_MILLIS, admitted[i], refused[i], saturation[i], by);
+            return new Point(bucket * BUCKET_MILLIS, admitted.get(i), refused.get(i),
+                    Double.longBitsToDouble(saturation.get(i)), by);
         }
     }
 }

@@ -25,7 +25,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * (its reservation kept as the charge, its slots released; a decision without answer counted).
  * A settlement of a decision the stop settled changes nothing. A decision the store certainly never
  * ran holds nothing: it is not tracked (refused fail-closed, nobody settles it; served fail-open,
- * its own settlement records it).
+ * its own settlement records it). Over a store that ends with this JVM ({@link
+ * AdmissionStore#outlivesThisJvm()} false: the memory store) nothing is tracked or waited for:
+ * the stop only refuses new decisions.
  */
 public final class OutstandingAdmissions implements AdmissionStore {
 
@@ -42,9 +44,11 @@ public final class OutstandingAdmissions implements AdmissionStore {
     /** Decisions under way: the stop waits for them too, since each may add an outstanding one. */
     private final AtomicInteger deciding = new AtomicInteger();
     private volatile boolean stopping;
+    private final boolean tracks;
 
     public OutstandingAdmissions(AdmissionStore delegate) {
         this.delegate = delegate;
+        this.tracks = delegate.outlivesThisJvm();
     }
 
     @Override
@@ -55,10 +59,16 @@ public final class OutstandingAdmissions implements AdmissionStore {
     /** Passes the caller's clock reading on ({@code clock == null}: none). */
     @Override
     public Verdict decide(Plan plan, Clock clock, long now) {
+        if (!tracks) {
+            if (stopping) {
+                throw stoppingNow();
+            }
+            return clock == null ? delegate.decide(plan) : delegate.decide(plan, clock, now);
+        }
         deciding.incrementAndGet();          // before the check, so a stop that began sees this decision or refuses it
         try {
             if (stopping) {
-                throw StoreUnavailableException.stopping("The rate limiter is stopping and admits no new request");
+                throw stoppingNow();
             }
             Verdict verdict;
             try {
@@ -78,6 +88,10 @@ public final class OutstandingAdmissions implements AdmissionStore {
         }
     }
 
+    private static StoreUnavailableException stoppingNow() {
+        return StoreUnavailableException.stopping("The rate limiter is stopping and admits no new request");
+    }
+
     /** Whoever removes a decision settles it: its call, or the stop; the stop marks its own first. */
     @Override
     public void settle(Plan plan, Settlement settlement) {
@@ -87,7 +101,7 @@ public final class OutstandingAdmissions implements AdmissionStore {
     /** Passes the caller's clock reading on ({@code clock == null}: none). */
     @Override
     public void settle(Plan plan, Settlement settlement, Clock clock, long now) {
-        if (outstanding.remove(plan.id()) != null || !settledAtStop.contains(plan.id())) {
+        if (!tracks || outstanding.remove(plan.id()) != null || !settledAtStop.contains(plan.id())) {
             if (clock == null) {
                 delegate.settle(plan, settlement);
             } else {
@@ -107,6 +121,9 @@ public final class OutstandingAdmissions implements AdmissionStore {
      */
     public int stop(Duration grace) {
         stopping = true;
+        if (!tracks) {
+            return 0;
+        }
         long deadline = System.nanoTime() + grace.toNanos();
         while ((deciding.get() > 0 || !outstanding.isEmpty()) && System.nanoTime() < deadline) {
             try {

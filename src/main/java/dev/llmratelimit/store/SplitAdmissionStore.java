@@ -166,6 +166,11 @@ public final class SplitAdmissionStore implements AdmissionStore {
     }
 
     @Override
+    public boolean outlivesThisJvm() {
+        return counters.outlivesThisJvm() || budgets.outlivesThisJvm();
+    }
+
+    @Override
     public void close() {
         try {
             budgets.close();

@@ -17,9 +17,10 @@ import java.util.concurrent.CountDownLatch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A stop that begins while a decision is under way in the store: the decision's answer comes
- * during the grace period, and what it admitted is settled like any call in flight, so the
- * caller's one parallel slot is free after the stop.
+ * A stop that begins while a decision is under way in a store that outlives the JVM: the decision's
+ * answer comes during the grace period, and what it admitted is settled like any call in flight, so
+ * the caller's one parallel slot is free after the stop. Over the memory store, which ends with the
+ * JVM, the stop tracks and waits for nothing.
  */
 class OutstandingAdmissionsTest {
 
@@ -58,6 +59,21 @@ class OutstandingAdmissionsTest {
         assertThat(stopped.get()).isEqualTo(1);                      // and the stop settled it
         assertThat(outstanding.size()).isZero();
         assertThat(memory.decide(Plans.again(oneSlot)).admitted()).isTrue();   // the slot is free again
+    }
+
+    @Test
+    void overTheMemoryStoreNothingIsTrackedAndTheStopOnlyRefusesNewDecisions() {
+        MemoryAdmissionStore memory = new MemoryAdmissionStore();
+        OutstandingAdmissions outstanding = new OutstandingAdmissions(memory);
+        Plan oneSlot = Plans.modelPlan("m", "default", 0, 0, 0, 0, false, 1.0, 60_000, false, 0,
+                Plans.caller(GroupKind.KEY, "sk-a", 0, 0, 1, 60_000));
+
+        assertThat(outstanding.decide(oneSlot).admitted()).isTrue();
+        assertThat(outstanding.size()).isZero();                     // the counters end with this JVM
+        assertThat(outstanding.stop(Duration.ofHours(1))).isZero();  // nothing to wait for or settle
+        assertThat(refusedAsStopping(outstanding)).isTrue();
+        outstanding.settle(oneSlot, Settlement.of(0, 0));            // a call in flight still settles its slot
+        assertThat(memory.decide(Plans.again(oneSlot)).admitted()).isTrue();
     }
 
     /** Whether a decision of another model is refused because the stop began (else it is settled at once). */

@@ -26,9 +26,12 @@ import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
+import static dev.llmratelimit.engine.PlanGroups.bit;
+
 /**
  * Counters in this JVM's memory, executing a whole plan under the locks of the cells it touches,
- * taken in one fixed order (so two plans never deadlock; a model's windows share one lock). What a
+ * taken in one fixed order (so two plans never deadlock; a model's windows share one lock, and so
+ * do the caller cells first counted with that model). What a
  * decision applied (the window end of each group) is kept on its
  * {@link dev.llmratelimit.engine.RequestId} until it is settled or its lease ends: taking that record
  * is what makes settlement exactly-once, so a decision is settled through the {@code Plan} (the id
@@ -71,6 +74,12 @@ public final class MemoryAdmissionStore implements AdmissionStore {
 
     public MemoryAdmissionStore() {
         this(Clock.systemUTC());
+    }
+
+    /** Its counters end with the runtime that owns this store. */
+    @Override
+    public boolean outlivesThisJvm() {
+        return false;
     }
 
     @Override
@@ -233,7 +242,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
     }
 
     /**
-     * The groups whose counters settling a recorded decision changes, as a mask of {@link #bit}s:
+     * The groups whose counters settling a recorded decision changes, as a mask of {@link PlanGroups#bit}s:
      * those with a slot to give back or money, and those whose count of a token dimension the
      * usage replaces by something else than it reserved. Only their cells are locked; an abort of
      * a request that reserved nothing and holds no slot locks none.
@@ -242,8 +251,8 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         if (settlement.cancel()) {
             return ALL_GROUPS;
         }
-        if (!groups.acquires() && !groups.reservesTokens() && usesNoTokens(settlement)) {
-            return 0;
+        if (!groups.reservesTokens() && usesNoTokens(settlement)) {
+            return groups.acquiring();
         }
         long changing = 0;
         for (int i = 0; i < groups.size(); i++) {
@@ -413,14 +422,10 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         return group.kind() == GroupKind.POOL ? group.member() : "";
     }
 
-    /** Every group of a plan, as a mask of {@link #bit}s. */
+    /** Every group of a plan, as a mask of {@link PlanGroups#bit}s. */
     private static final long ALL_GROUPS = -1L;
 
     /** The bit of group (or cell) {@code index} in a mask; indexes from 63 on share the top bit. */
-    private static long bit(int index) {
-        return 1L << Math.min(index, 63);
-    }
-
     /**
      * The cells of a list of groups as this store compiled them: one per group, the locks they
      * need each once in lock order, and where each group's lock comes in that order.
@@ -513,12 +518,39 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         }
     }
 
-    /** The cells of the groups: a pool group lives in the cell of the model group before it. */
+    /**
+     * The cells of the groups: a pool group lives in the cell of the model group before it. A caller
+     * cell made for this list takes the lock of the list's model (else of its last caller cell already
+     * kept, else a new one its new caller cells share), so a request of one model and its callers
+     * takes one lock, not one per scope and window. A cell keeps its lock for life: sharing costs no
+     * correctness, only waits between requests that would rarely run at once (a lock is held for a
+     * fraction of a microsecond, a model serves thousands of requests a second at most).
+     */
     private Cells cellsOf(PlanGroups groups) {
         int n = groups.size();
         CounterCell[] byGroup = new CounterCell[n];
+        CellLock callerLock = null;
         for (int i = 0; i < n; i++) {
-            byGroup[i] = cellOf(groups, i, byGroup);
+            CounterGroup group = groups.get(i);
+            byGroup[i] = group.kind() == GroupKind.POOL ? poolCell(groups, i, byGroup) : cells.get(CellKey.of(group));
+            if (byGroup[i] != null && !ofModel(group)) {
+                callerLock = byGroup[i].lock;
+            }
+        }
+        int model = groups.modelIndex();
+        if (model >= 0) {
+            callerLock = modelLock(groups.get(model));
+        }
+        for (int i = 0; i < n; i++) {
+            if (byGroup[i] == null) {
+                CounterGroup group = groups.get(i);
+                if (group.kind() == GroupKind.POOL && (byGroup[i] = poolCell(groups, i, byGroup)) != null) {
+                    continue;                            // its model's cell, made just before
+                }
+                CellLock lock = ofModel(group) ? modelLock(group)
+                        : callerLock == null ? (callerLock = new CellLock()) : callerLock;
+                byGroup[i] = cells.computeIfAbsent(CellKey.of(group), k -> new CounterCell(lock));
+            }
         }
         CellLock[] distinct = Arrays.stream(byGroup).map(cell -> cell.lock).distinct()
                 .sorted(Comparator.comparingLong(lock -> lock.order)).toArray(CellLock[]::new);
@@ -534,20 +566,25 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         return new Cells(this, byGroup, new CounterCell.Field[n], distinct, lockIndex, active);
     }
 
-    private CounterCell cellOf(List<CounterGroup> groups, int index, CounterCell[] found) {
+    private CellLock modelLock(CounterGroup group) {
+        return modelLocks.computeIfAbsent(group.id(), model -> new CellLock());
+    }
+
+    private static boolean ofModel(CounterGroup group) {
+        return group.kind() == GroupKind.MODEL || group.kind() == GroupKind.POOL;
+    }
+
+    /** The cell of the model group before a pool group in the list (its model's window). */
+    private static CounterCell poolCell(List<CounterGroup> groups, int index, CounterCell[] found) {
         CounterGroup group = groups.get(index);
-        if (group.kind() == GroupKind.POOL) {
-            for (int j = index - 1; j >= 0; j--) {
-                CounterGroup model = groups.get(j);
-                if (model.kind() == GroupKind.MODEL && model.id().equals(group.id())
-                        && model.window().tag().equals(group.window().tag())) {
-                    return found[j];
-                }
+        for (int j = index - 1; j >= 0; j--) {
+            CounterGroup model = groups.get(j);
+            if (model.kind() == GroupKind.MODEL && model.id().equals(group.id())
+                    && model.window().tag().equals(group.window().tag())) {
+                return found[j];
             }
         }
-        boolean ofModel = group.kind() == GroupKind.MODEL || group.kind() == GroupKind.POOL;
-        return cells.computeIfAbsent(CellKey.of(group), k -> new CounterCell(ofModel
-                ? modelLocks.computeIfAbsent(group.id(), model -> new CellLock()) : new CellLock()));
+        return null;
     }
 
     private void sweep() {

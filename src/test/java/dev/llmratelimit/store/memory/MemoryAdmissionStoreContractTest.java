@@ -12,10 +12,18 @@ import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.UsageCost;
 import dev.llmratelimit.store.AdmissionStoreContract;
 import dev.llmratelimit.testsupport.MutableClock;
+import dev.llmratelimit.testsupport.Plans;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -74,5 +82,51 @@ class MemoryAdmissionStoreContractTest extends AdmissionStoreContract {
         }
 
         assertThat(store.size()).isEqualTo(2);                               // the live slot's holder and "busy"
+    }
+
+    /**
+     * Caller cells made together share one lock, and a key seen with another team brings that team
+     * under its lock: keys moving between teams on eight threads, made in every order, neither
+     * deadlock nor overcount. Every team is held to exactly its limit, no key beyond its own.
+     */
+    @Test
+    void keysMovingBetweenTeamsAreCountedExactlyUnderSharedLocks() throws Exception {
+        MemoryAdmissionStore store = new MemoryAdmissionStore(clock);
+        int keys = 16;
+        int teams = 3;
+        AtomicLongArray byKey = new AtomicLongArray(keys);
+        AtomicLongArray byTeam = new AtomicLongArray(teams);
+        ExecutorService threads = Executors.newFixedThreadPool(8);
+        List<Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            long seed = t;
+            done.add(threads.submit(() -> {
+                Random random = new Random(seed);
+                for (int i = 0; i < 1_500; i++) {
+                    int key = random.nextInt(keys);
+                    int team = random.nextInt(teams);
+                    Plan plan = Plans.modelPlan("m", "default", 0, 0, 0, 0, false, 1.0,
+                            60_000, false, 0,
+                            Plans.caller(GroupKind.KEY, "k" + key, 50, 0, 0, 60_000),
+                            Plans.caller(GroupKind.TEAM, "t" + team, 200, 0, 0, 60_000));
+                    if (store.decide(plan).admitted()) {
+                        byKey.incrementAndGet(key);
+                        byTeam.incrementAndGet(team);
+                    }
+                    store.settle(plan, Settlement.of(0, 0));
+                }
+            }));
+        }
+        for (Future<?> future : done) {
+            future.get(60, TimeUnit.SECONDS);
+        }
+        threads.shutdown();
+
+        for (int team = 0; team < teams; team++) {
+            assertThat(byTeam.get(team)).as("team %d", team).isEqualTo(200);
+        }
+        for (int key = 0; key < keys; key++) {
+            assertThat(byKey.get(key)).as("key %d", key).isLessThanOrEqualTo(50);
+        }
     }
 }
