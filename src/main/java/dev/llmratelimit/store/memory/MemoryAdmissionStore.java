@@ -425,7 +425,6 @@ public final class MemoryAdmissionStore implements AdmissionStore {
     /** Every group of a plan, as a mask of {@link PlanGroups#bit}s. */
     private static final long ALL_GROUPS = -1L;
 
-    /** The bit of group (or cell) {@code index} in a mask; indexes from 63 on share the top bit. */
     /**
      * The cells of a list of groups as this store compiled them: one per group, the locks they
      * need each once in lock order, and where each group's lock comes in that order.

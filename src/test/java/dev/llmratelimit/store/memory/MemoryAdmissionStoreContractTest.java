@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -128,5 +129,83 @@ class MemoryAdmissionStoreContractTest extends AdmissionStoreContract {
         for (int key = 0; key < keys; key++) {
             assertThat(byKey.get(key)).as("key %d", key).isLessThanOrEqualTo(50);
         }
+    }
+
+    /**
+     * Cells that a sweep drops and another model's request makes again under its own lock: keys and
+     * teams holding parallel slots, used with four models and without one, on eight threads, while
+     * idle slot cells are swept every few thousand decisions and settlements lock only the slot
+     * cells. No key ever holds two slots nor a team four, nothing deadlocks, and once every call
+     * settled each key has exactly its one slot and each team its three.
+     */
+    @Test
+    void slotsHoldAcrossModelsWhileSweptCellsAreMadeAgainUnderOtherLocks() throws Exception {
+        MemoryAdmissionStore store = new MemoryAdmissionStore(clock);
+        int keys = 12;
+        int teams = 3;
+        AtomicIntegerArray keyHolds = new AtomicIntegerArray(keys);
+        AtomicIntegerArray teamHolds = new AtomicIntegerArray(teams);
+        AtomicIntegerArray mostByKey = new AtomicIntegerArray(keys);
+        AtomicIntegerArray mostByTeam = new AtomicIntegerArray(teams);
+        ExecutorService threads = Executors.newFixedThreadPool(8);
+        List<Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            long seed = t;
+            done.add(threads.submit(() -> {
+                Random random = new Random(seed);
+                for (int i = 0; i < 20_000; i++) {
+                    int key = random.nextInt(keys);
+                    int team = random.nextInt(teams);
+                    Plan plan = slotPlan(random.nextInt(5), key, team);
+                    if (store.decide(plan).admitted()) {
+                        mostByKey.accumulateAndGet(key, keyHolds.incrementAndGet(key), Math::max);
+                        mostByTeam.accumulateAndGet(team, teamHolds.incrementAndGet(team), Math::max);
+                        Thread.yield();
+                        keyHolds.decrementAndGet(key);
+                        teamHolds.decrementAndGet(team);
+                    }
+                    store.settle(plan, Settlement.of(0, 0));
+                }
+            }));
+        }
+        for (Future<?> future : done) {
+            future.get(120, TimeUnit.SECONDS);
+        }
+        threads.shutdown();
+
+        for (int key = 0; key < keys; key++) {
+            assertThat(mostByKey.get(key)).as("most slots key %d held", key).isEqualTo(1);
+            int keyFree = key;
+            assertThat(admittedOf(store, 3, () -> slotPlan(keyFree % 5, keyFree, keyFree % teams)))
+                    .as("slots of key %d", key).isEqualTo(1);
+        }
+        for (int team = 0; team < teams; team++) {
+            assertThat(mostByTeam.get(team)).as("most slots team %d held", team).isLessThanOrEqualTo(3);
+            int teamFree = team;
+            int[] next = {100};
+            assertThat(admittedOf(store, 5, () -> slotPlan(teamFree, next[0]++, teamFree)))
+                    .as("slots of team %d", team).isEqualTo(3);
+        }
+    }
+
+    /** One slot per key, three per team; model {@code model} of four, or none for 4. */
+    private static Plan slotPlan(int model, int key, int team) {
+        CounterGroup keySlot = Plans.caller(GroupKind.KEY, "k" + key, 0, 0, 1, 60_000);
+        CounterGroup teamSlots = Plans.caller(GroupKind.TEAM, "t" + team, 0, 0, 3, 60_000);
+        return model == 4 ? new Plan(Plans.newRequestId(), "m", "default", List.of(keySlot, teamSlots), 600_000, UsageCost.FREE)
+                : Plans.modelPlan("m" + model, "default", 0, 0, 0, 0, false, 1.0, 60_000, false, 0, keySlot, teamSlots);
+    }
+
+    /** How many of {@code tries} plans are admitted when none is settled; settles them afterwards. */
+    private static int admittedOf(MemoryAdmissionStore store, int tries, java.util.function.Supplier<Plan> plans) {
+        List<Plan> admitted = new ArrayList<>();
+        for (int i = 0; i < tries; i++) {
+            Plan plan = plans.get();
+            if (store.decide(plan).admitted()) {
+                admitted.add(plan);
+            }
+        }
+        admitted.forEach(plan -> store.settle(plan, Settlement.of(0, 0)));
+        return admitted.size();
     }
 }
