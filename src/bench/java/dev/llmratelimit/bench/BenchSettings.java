@@ -14,7 +14,7 @@ record BenchSettings(String mode, int jmhForks, int jmhWarmupSeconds, int jmhMea
     static BenchSettings of(String mode) {
         return switch (mode) {
             case "quick" -> new BenchSettings(mode, 1, 1, 2, 500, 2_000, 8_000, 1, 300, 1_500, 2);
-            case "full" -> new BenchSettings(mode, 2, 3, 4, 1_000, 4_000, 20_000, 7, 1_000, 5_000, 5);
+            case "full" -> new BenchSettings(mode, 3, 5, 5, 1_000, 4_000, 20_000, 7, 1_000, 5_000, 5);
             default -> throw new IllegalArgumentException("bench.mode must be quick or full, not " + mode);
         };
     }
