@@ -86,48 +86,58 @@ class MemoryAdmissionStoreContractTest extends AdmissionStoreContract {
     }
 
     /**
-     * Caller cells made together share one lock, and a key seen with another team brings that team
-     * under its lock: keys moving between teams on eight threads, made in every order, neither
-     * deadlock nor overcount. Every team is held to exactly its limit, no key beyond its own.
+     * Keys moving at random between teams on eight threads, their cells made in every order under
+     * the model's lock: every team is held to exactly its limit, no key beyond its own.
      */
     @Test
     void keysMovingBetweenTeamsAreCountedExactlyUnderSharedLocks() throws Exception {
-        MemoryAdmissionStore store = new MemoryAdmissionStore(clock);
         int keys = 16;
         int teams = 3;
         AtomicLongArray byKey = new AtomicLongArray(keys);
         AtomicLongArray byTeam = new AtomicLongArray(teams);
-        ExecutorService threads = Executors.newFixedThreadPool(8);
-        List<Future<?>> done = new ArrayList<>();
-        for (int t = 0; t < 8; t++) {
-            long seed = t;
-            done.add(threads.submit(() -> {
-                Random random = new Random(seed);
-                for (int i = 0; i < 1_500; i++) {
-                    int key = random.nextInt(keys);
-                    int team = random.nextInt(teams);
-                    Plan plan = Plans.modelPlan("m", "default", 0, 0, 0, 0, false, 1.0,
-                            60_000, false, 0,
-                            Plans.caller(GroupKind.KEY, "k" + key, 50, 0, 0, 60_000),
-                            Plans.caller(GroupKind.TEAM, "t" + team, 200, 0, 0, 60_000));
-                    if (store.decide(plan).admitted()) {
-                        byKey.incrementAndGet(key);
-                        byTeam.incrementAndGet(team);
-                    }
-                    store.settle(plan, Settlement.of(0, 0));
-                }
-            }));
-        }
-        for (Future<?> future : done) {
-            future.get(60, TimeUnit.SECONDS);
-        }
-        threads.shutdown();
+        MemoryAdmissionStore store = new MemoryAdmissionStore(clock);
+        onEightThreads(1_500, keys, teams, (random, key, team) -> {
+            Plan plan = Plans.modelPlan("m", "default", 0, 0, 0, 0, false, 1.0, 60_000, false, 0,
+                    Plans.caller(GroupKind.KEY, "k" + key, 50, 0, 0, 60_000),
+                    Plans.caller(GroupKind.TEAM, "t" + team, 200, 0, 0, 60_000));
+            if (store.decide(plan).admitted()) {
+                byKey.incrementAndGet(key);
+                byTeam.incrementAndGet(team);
+            }
+            store.settle(plan, Settlement.of(0, 0));
+        });
 
         for (int team = 0; team < teams; team++) {
             assertThat(byTeam.get(team)).as("team %d", team).isEqualTo(200);
         }
         for (int key = 0; key < keys; key++) {
             assertThat(byKey.get(key)).as("key %d", key).isLessThanOrEqualTo(50);
+        }
+    }
+
+    /** One step of a thread: a random key of {@code keys} and team of {@code teams}, and the thread's random. */
+    private interface Step {
+        void take(Random random, int key, int team);
+    }
+
+    /** Runs {@code step} {@code steps} times on each of eight threads, each with its own seeded random. */
+    private static void onEightThreads(int steps, int keys, int teams, Step step) throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(8);
+        List<Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < 8; t++) {
+            Random random = new Random(t);
+            done.add(threads.submit(() -> {
+                for (int i = 0; i < steps; i++) {
+                    step.take(random, random.nextInt(keys), random.nextInt(teams));
+                }
+            }));
+        }
+        try {
+            for (Future<?> future : done) {
+                future.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            threads.shutdownNow();
         }
     }
 
@@ -147,31 +157,17 @@ class MemoryAdmissionStoreContractTest extends AdmissionStoreContract {
         AtomicIntegerArray teamHolds = new AtomicIntegerArray(teams);
         AtomicIntegerArray mostByKey = new AtomicIntegerArray(keys);
         AtomicIntegerArray mostByTeam = new AtomicIntegerArray(teams);
-        ExecutorService threads = Executors.newFixedThreadPool(8);
-        List<Future<?>> done = new ArrayList<>();
-        for (int t = 0; t < 8; t++) {
-            long seed = t;
-            done.add(threads.submit(() -> {
-                Random random = new Random(seed);
-                for (int i = 0; i < 20_000; i++) {
-                    int key = random.nextInt(keys);
-                    int team = random.nextInt(teams);
-                    Plan plan = slotPlan(random.nextInt(5), key, team);
-                    if (store.decide(plan).admitted()) {
-                        mostByKey.accumulateAndGet(key, keyHolds.incrementAndGet(key), Math::max);
-                        mostByTeam.accumulateAndGet(team, teamHolds.incrementAndGet(team), Math::max);
-                        Thread.yield();
-                        keyHolds.decrementAndGet(key);
-                        teamHolds.decrementAndGet(team);
-                    }
-                    store.settle(plan, Settlement.of(0, 0));
-                }
-            }));
-        }
-        for (Future<?> future : done) {
-            future.get(120, TimeUnit.SECONDS);
-        }
-        threads.shutdown();
+        onEightThreads(20_000, keys, teams, (random, key, team) -> {
+            Plan plan = slotPlan(random.nextInt(5), key, team);
+            if (store.decide(plan).admitted()) {
+                mostByKey.accumulateAndGet(key, keyHolds.incrementAndGet(key), Math::max);
+                mostByTeam.accumulateAndGet(team, teamHolds.incrementAndGet(team), Math::max);
+                Thread.yield();
+                keyHolds.decrementAndGet(key);
+                teamHolds.decrementAndGet(team);
+            }
+            store.settle(plan, Settlement.of(0, 0));
+        });
 
         for (int key = 0; key < keys; key++) {
             assertThat(mostByKey.get(key)).as("most slots key %d held", key).isEqualTo(1);
