@@ -182,11 +182,6 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
         return hasBudgets;
     }
 
-    /** Whether a group takes something a settlement must give back: a parallel slot or money. */
-    public boolean acquires() {
-        return acquiring != 0;
-    }
-
     /** The groups that take something a settlement must give back, as a mask of {@link #bit}s. */
     public long acquiring() {
         return acquiring;

@@ -43,8 +43,8 @@ public final class OutstandingAdmissions implements AdmissionStore {
     private final Set<RequestId> settledAtStop = ConcurrentHashMap.newKeySet();
     /** Decisions under way: the stop waits for them too, since each may add an outstanding one. */
     private final AtomicInteger deciding = new AtomicInteger();
-    private volatile boolean stopping;
     private final boolean tracks;
+    private volatile boolean stopping;
 
     public OutstandingAdmissions(AdmissionStore delegate) {
         this.delegate = delegate;
@@ -63,7 +63,7 @@ public final class OutstandingAdmissions implements AdmissionStore {
             if (stopping) {
                 throw stoppingNow();
             }
-            return clock == null ? delegate.decide(plan) : delegate.decide(plan, clock, now);
+            return decided(plan, clock, now);
         }
         deciding.incrementAndGet();          // before the check, so a stop that began sees this decision or refuses it
         try {
@@ -72,7 +72,7 @@ public final class OutstandingAdmissions implements AdmissionStore {
             }
             Verdict verdict;
             try {
-                verdict = clock == null ? delegate.decide(plan) : delegate.decide(plan, clock, now);
+                verdict = decided(plan, clock, now);
             } catch (StoreUnavailableException e) {
                 if (e.mayHaveRun()) {
                     outstanding.put(plan.id(), new Outstanding(plan, true));   // served (fail-open) or cancelled: settled either way
@@ -86,6 +86,10 @@ public final class OutstandingAdmissions implements AdmissionStore {
         } finally {
             deciding.decrementAndGet();
         }
+    }
+
+    private Verdict decided(Plan plan, Clock clock, long now) {
+        return clock == null ? delegate.decide(plan) : delegate.decide(plan, clock, now);
     }
 
     private static StoreUnavailableException stoppingNow() {

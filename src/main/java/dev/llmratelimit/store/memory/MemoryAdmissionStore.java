@@ -528,17 +528,14 @@ public final class MemoryAdmissionStore implements AdmissionStore {
     private Cells cellsOf(PlanGroups groups) {
         int n = groups.size();
         CounterCell[] byGroup = new CounterCell[n];
-        CellLock callerLock = null;
+        int model = groups.modelIndex();
+        CellLock callerLock = model < 0 ? null : modelLock(groups.get(model));
         for (int i = 0; i < n; i++) {
             CounterGroup group = groups.get(i);
             byGroup[i] = group.kind() == GroupKind.POOL ? poolCell(groups, i, byGroup) : cells.get(CellKey.of(group));
-            if (byGroup[i] != null && !ofModel(group)) {
-                callerLock = byGroup[i].lock;
+            if (model < 0 && byGroup[i] != null) {
+                callerLock = byGroup[i].lock;      // no model: every group is a caller's
             }
-        }
-        int model = groups.modelIndex();
-        if (model >= 0) {
-            callerLock = modelLock(groups.get(model));
         }
         for (int i = 0; i < n; i++) {
             if (byGroup[i] == null) {
