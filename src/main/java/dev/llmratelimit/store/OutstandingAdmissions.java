@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Every decision not yet settled, so that a stop leaves nothing held in the store: {@link #stop}
@@ -27,14 +28,21 @@ import java.util.concurrent.atomic.AtomicInteger;
  * ran holds nothing: it is not tracked (refused fail-closed, nobody settles it; served fail-open,
  * its own settlement records it). Over a store that ends with this JVM ({@link
  * AdmissionStore#outlivesThisJvm()} false: the memory store) nothing is tracked or waited for:
- * the stop only refuses new decisions.
+ * the stop only refuses new decisions. A decision whose lease ended is forgotten (the store let go
+ * of what it held then): one the application never settles costs memory for its lease at most.
  */
 public final class OutstandingAdmissions implements AdmissionStore {
 
     private static final System.Logger LOG = System.getLogger(OutstandingAdmissions.class.getName());
 
-    /** A decision that may hold something in the store; {@code unanswered}: its answer never came. */
-    private record Outstanding(Plan plan, boolean unanswered) {
+    /** How often decisions whose lease ended are looked for (each look walks every outstanding decision). */
+    static final long FORGET_EVERY_MILLIS = 10_000;
+
+    /**
+     * A decision that may hold something in the store; {@code unanswered}: its answer never came;
+     * {@code leaseEnd}: when the store lets go of it (engine clock, ms).
+     */
+    private record Outstanding(Plan plan, boolean unanswered, long leaseEnd) {
     }
 
     private final AdmissionStore delegate;
@@ -44,6 +52,7 @@ public final class OutstandingAdmissions implements AdmissionStore {
     /** Decisions under way: the stop waits for them too, since each may add an outstanding one. */
     private final AtomicInteger deciding = new AtomicInteger();
     private final boolean tracks;
+    private final AtomicLong nextForget = new AtomicLong();
     private volatile boolean stopping;
 
     public OutstandingAdmissions(AdmissionStore delegate) {
@@ -70,22 +79,37 @@ public final class OutstandingAdmissions implements AdmissionStore {
             if (stopping) {
                 throw stoppingNow();
             }
+            long decidedAt = clock == null ? System.currentTimeMillis() : now;
+            forgetEndedLeases(decidedAt);
             Verdict verdict;
             try {
                 verdict = decided(plan, clock, now);
             } catch (StoreUnavailableException e) {
-                if (e.mayHaveRun()) {
-                    outstanding.put(plan.id(), new Outstanding(plan, true));   // served (fail-open) or cancelled: settled either way
+                if (e.mayHaveRun()) {                          // served (fail-open) or cancelled: settled either way
+                    outstanding.put(plan.id(), new Outstanding(plan, true, decidedAt + plan.leaseMillis()));
                 }
                 throw e;
             }
             if (verdict.admitted()) {
-                outstanding.put(plan.id(), new Outstanding(plan, false));
+                outstanding.put(plan.id(), new Outstanding(plan, false, decidedAt + plan.leaseMillis()));
             }
             return verdict;
         } finally {
             deciding.decrementAndGet();
         }
+    }
+
+    /**
+     * Drops, at most once per {@link #FORGET_EVERY_MILLIS}, the decisions whose lease ended: the store
+     * no longer holds anything for them, and their own settlement, if it ever comes, still goes
+     * through.
+     */
+    private void forgetEndedLeases(long now) {
+        long next = nextForget.get();
+        if (now < next || !nextForget.compareAndSet(next, now + FORGET_EVERY_MILLIS)) {
+            return;
+        }
+        outstanding.values().removeIf(left -> left.leaseEnd() <= now);
     }
 
     private Verdict decided(Plan plan, Clock clock, long now) {

@@ -10,7 +10,10 @@ import dev.llmratelimit.store.memory.MemoryAdmissionStore;
 import dev.llmratelimit.testsupport.Plans;
 import org.junit.jupiter.api.Test;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 
@@ -20,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A stop that begins while a decision is under way in a store that outlives the JVM: the decision's
  * answer comes during the grace period, and what it admitted is settled like any call in flight, so
  * the caller's one parallel slot is free after the stop. Over the memory store, which ends with the
- * JVM, the stop tracks and waits for nothing.
+ * JVM, the stop tracks and waits for nothing. A decision never settled is held for its lease only.
  */
 class OutstandingAdmissionsTest {
 
@@ -74,6 +77,38 @@ class OutstandingAdmissionsTest {
         assertThat(refusedAsStopping(outstanding)).isTrue();
         outstanding.settle(oneSlot, Settlement.of(0, 0));            // a call in flight still settles its slot
         assertThat(memory.decide(Plans.again(oneSlot)).admitted()).isTrue();
+    }
+
+    @Test
+    void aDecisionNeverSettledIsForgottenOnceItsLeaseEndedAndItsLateSettlementStillReachesTheStore() {
+        MemoryAdmissionStore memory = new MemoryAdmissionStore();
+        List<String> settled = new ArrayList<>();
+        OutstandingAdmissions outstanding = new OutstandingAdmissions(new AdmissionStore() {
+            @Override
+            public Verdict decide(Plan plan) {
+                return memory.decide(plan);
+            }
+
+            @Override
+            public void settle(Plan plan, Settlement settlement) {
+                settled.add(plan.requestId());
+                memory.settle(plan, settlement);
+            }
+        });
+        Plan forgotten = Plans.modelPlan("m", "default", 0, 0, 0, 0, false, 1.0, 60_000, false, 0);   // lease 600 s
+        Plan second = Plans.again(forgotten);
+        Plan third = Plans.again(forgotten);
+        Clock clock = Clock.systemUTC();
+
+        assertThat(outstanding.decide(forgotten, clock, 1_000).admitted()).isTrue();
+        assertThat(outstanding.decide(second, clock, 400_000).admitted()).isTrue();
+        assertThat(outstanding.size()).isEqualTo(2);                 // the first lease runs to 601,000
+        assertThat(outstanding.decide(third, clock, 601_000 + OutstandingAdmissions.FORGET_EVERY_MILLIS).admitted()).isTrue();
+        assertThat(outstanding.size()).isEqualTo(2);                 // the first is gone, the other two are held
+
+        outstanding.settle(forgotten, Settlement.of(0, 0));          // its own settlement, however late, goes through
+        assertThat(outstanding.stop(Duration.ZERO)).isEqualTo(2);    // the stop settles only the two still leased
+        assertThat(settled).containsExactlyInAnyOrder(forgotten.requestId(), second.requestId(), third.requestId());
     }
 
     /** Whether a decision of another model is refused because the stop began (else it is settled at once). */
