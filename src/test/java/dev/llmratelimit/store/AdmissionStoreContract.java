@@ -660,6 +660,18 @@ public abstract class AdmissionStoreContract {
     }
 
     @Test
+    void aSettlementAfterItsSlotsLeaseEndedFreesNoOtherRequestsSlot() throws InterruptedException {
+        CallerPlan plan = plan(counter(CallerScope.KEY, "slow", 0, 0, 1));
+        Admission outlived = admitted(plan);
+        pass(lease().plusMillis(10));
+        admitted(plan);                                  // the lease gave the slot back: the next request holds it
+
+        outlived.abort();                                // the first call ends at last
+
+        assertThat(refused(plan).current()).isEqualTo(1);
+    }
+
+    @Test
     void recordingWithoutALiveWindowStartsOne() {
         AdmissionStore store = newStore();
         CounterGroup team = new CounterGroup(GroupKind.TEAM, "t", "", GroupWindow.rolling(60_000, false),

@@ -3,7 +3,6 @@ package dev.llmratelimit.store.memory;
 import dev.llmratelimit.engine.Dimension;
 import dev.llmratelimit.engine.GroupCounts;
 import dev.llmratelimit.engine.GroupWindow;
-import dev.llmratelimit.engine.RequestId;
 
 import java.util.Arrays;
 import java.util.HashMap;
@@ -85,8 +84,13 @@ final class CounterCell {
     private long readAt;
     private GroupWindow window = GroupWindow.NONE;
     private final Map<String, Field> fields = new HashMap<>(4);
-    /** Request id to lease end. */
-    private final Map<RequestId, Long> slots = new HashMap<>(4);
+    /**
+     * The lease ends of the slots in flight, the first {@link #slotCount} entries, in no order: a
+     * slot is given back by its lease end (two slots that end together are interchangeable), and
+     * only by the settlement that took the decision's record, so each is given back once.
+     */
+    private long[] slotLeases = NO_SLOTS;
+    private int slotCount;
     /** No slot's lease ends before this: until then no slot needs to be looked at to expire it. */
     private long earliestLease = Long.MAX_VALUE;
     /** A budget period's reservations, created on first use. */
@@ -102,6 +106,7 @@ final class CounterCell {
     /** Micro-dollars reserved by decisions not yet settled. */
     static final int RESERVED = MICROS + 1;
     private static final int FIGURES = RESERVED + 1;
+    private static final long[] NO_SLOTS = {};
 
     CounterCell(CellLock lock) {
         this.lock = lock;
@@ -144,25 +149,37 @@ final class CounterCell {
     /** The slots in flight at {@code now}; slots whose lease ended are dropped. */
     int inFlight(long now) {
         if (now >= earliestLease) {
-            slots.values().removeIf(leaseEnd -> leaseEnd <= now);
-            earliestLease = Long.MAX_VALUE;
-            for (long leaseEnd : slots.values()) {
-                earliestLease = Math.min(earliestLease, leaseEnd);
+            int kept = 0;
+            long earliest = Long.MAX_VALUE;
+            for (int i = 0; i < slotCount; i++) {
+                long leaseEnd = slotLeases[i];
+                if (leaseEnd > now) {
+                    slotLeases[kept++] = leaseEnd;
+                    earliest = Math.min(earliest, leaseEnd);
+                }
             }
+            slotCount = kept;
+            earliestLease = earliest;
         }
-        return slots.size();
+        return slotCount;
     }
 
-    /** Holds a parallel slot for the request until {@code leaseEnd}. */
-    void holdSlot(RequestId requestId, long leaseEnd) {
-        slots.put(requestId, leaseEnd);
+    /** Holds a parallel slot until {@code leaseEnd}. */
+    void holdSlot(long leaseEnd) {
+        if (slotCount == slotLeases.length) {
+            slotLeases = Arrays.copyOf(slotLeases, Math.max(4, 2 * slotCount));
+        }
+        slotLeases[slotCount++] = leaseEnd;
         earliestLease = Math.min(earliestLease, leaseEnd);
     }
 
-    /** Gives the request's slot back, if it holds one. */
-    void releaseSlot(RequestId requestId) {
-        if (!slots.isEmpty()) {
-            slots.remove(requestId);
+    /** Gives back a slot held until {@code leaseEnd}; none if its lease ended and it was dropped already. */
+    void releaseSlot(long leaseEnd) {
+        for (int i = slotCount - 1; i >= 0; i--) {
+            if (slotLeases[i] == leaseEnd) {
+                slotLeases[i] = slotLeases[--slotCount];
+                return;
+            }
         }
     }
 

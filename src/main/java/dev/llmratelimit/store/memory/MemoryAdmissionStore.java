@@ -124,12 +124,13 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 verdict = PlanRule.decide(plan, counts);
             }
             if (verdict.admitted()) {
-                long[] applied = new long[counts.length + 1];
+                long[] applied = new long[counts.length + RECORD_EXTRA];
                 for (int i = 0; i < counts.length; i++) {
                     apply(groups.get(i), held[i], fields[i], plan, now);
                     applied[i] = held[i].end;
                 }
-                applied[counts.length] = keptUntil(plan, applied, now);
+                applied[counts.length + SLOT_LEASE_END] = now + plan.leaseMillis();
+                applied[counts.length + KEPT_UNTIL] = keptUntil(plan, applied, now);
                 plan.id().keep(applied);
             }
             return verdict;
@@ -179,7 +180,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             }
         }
         if (add.slot()) {
-            cell.holdSlot(plan.id(), now + plan.leaseMillis());
+            cell.holdSlot(now + plan.leaseMillis());
         }
     }
 
@@ -221,8 +222,8 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 }
                 CounterGroup group = groups.get(i);
                 CounterCell cell = held[i];
-                if (group.increments().slot()) {
-                    cell.releaseSlot(plan.id());
+                if (applied != null && group.increments().slot()) {
+                    cell.releaseSlot(applied[groups.size() + SLOT_LEASE_END]);   // without the record it was given back, or its lease ended
                 }
                 if (group.countsMoney()) {
                     settleMoney(group, cell, fields[i], plan.requestId(), settlement, now);
@@ -235,10 +236,20 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         }
     }
 
+    /*
+     * The record a decision keeps on its request id: per group the end of the window it counted in,
+     * then these two.
+     */
+    /** When the decision's slots' leases end. */
+    private static final int SLOT_LEASE_END = 0;
+    /** Until when the record is kept. */
+    private static final int KEPT_UNTIL = 1;
+    private static final int RECORD_EXTRA = 2;
+
     /** The decision's record, once; {@code null} without one or when it was to be kept no longer than {@code now}. */
     private static long[] takeRecord(Plan plan, long now) {
         long[] applied = (long[]) plan.id().take();
-        return applied == null || applied[applied.length - 1] <= now ? null : applied;
+        return applied == null || applied[applied.length - RECORD_EXTRA + KEPT_UNTIL] <= now ? null : applied;
     }
 
     /**
