@@ -126,8 +126,6 @@ public final class BenchmarkRunner {
     /** The paragraph the README quotes. */
     private static String headline(List<DecisionCost.Cost> costs, List<RedisDecisionCost.Result> redis,
                                    HttpOverhead.Measurement http, List<BurstAccuracy.Result> accuracy) {
-        DecisionCost.Cost ours = DecisionCost.find(costs, "rateLimiter", 1);
-        DecisionCost.Cost bucket4j = DecisionCost.find(costs, "bucket4jTwoBuckets", 1);
         RedisDecisionCost.Result request = RedisDecisionCost.find(redis, RedisDecisionCost.REQUEST);
         RedisDecisionCost.Result decide = RedisDecisionCost.find(redis, RedisDecisionCost.DECIDE);
         RedisDecisionCost.Result noOp = RedisDecisionCost.find(redis, RedisDecisionCost.NO_OP);
@@ -143,9 +141,7 @@ public final class BenchmarkRunner {
                 .percentileMicros(50) - baselineSequential;
         String evalsha = http.commands().stream().map(c -> Report.fixed(c.evalshaPerRequest(), 2))
                 .collect(Collectors.joining(" and "));
-        return "An in-memory decision takes " + Report.fixed(ours.p50(), 0) + " ns (median, one thread), on average "
-                + Report.ratio(ours.average() / bucket4j.average()) + " the cost of two local Bucket4j buckets. "
-                + "On Redis a request is two scripts, admit before the call and settle after it (Redis counted "
+        return DecisionCost.headline(costs) + " On Redis a request is two scripts, admit before the call and settle after it (Redis counted "
                 + evalsha + " EVALSHA per request with model limits alone and with caller limits too): their median "
                 + "latency is " + Report.ratio(request.latencies().percentileMicros(50) / noOpTwice.latencies().percentileMicros(50))
                 + " that of two no-op script round trips, their throughput at " + BenchSettings.REDIS_THREADS + " threads "

@@ -138,6 +138,14 @@ final class DecisionCost {
         };
     }
 
+    /** The summary's first sentence. */
+    static String headline(List<Cost> costs) {
+        Cost ours = find(costs, "rateLimiter", 1);
+        return "An in-memory decision takes " + Report.fixed(ours.p50(), 0) + " ns (median, one thread), on average "
+                + Report.ratio(ours.average() / find(costs, "bucket4jTwoBuckets", 1).average())
+                + " the cost of two local Bucket4j buckets.";
+    }
+
     static Cost find(List<Cost> costs, String benchmark, int threads) {
         return costs.stream().filter(c -> c.benchmark().equals(benchmark) && c.threads() == threads)
                 .findFirst().orElseThrow();

@@ -9,6 +9,8 @@ final class Report {
 
     private final StringBuilder text = new StringBuilder();
     private final List<String> targets = new ArrayList<>();
+    /** The part's sentence of the summary, when the part is measured alone; {@code null}: none. */
+    private String summarySentence;
 
     Report heading(String title) {
         text.append("\n## ").append(title).append("\n\n");
@@ -46,6 +48,15 @@ final class Report {
 
     List<String> targets() {
         return targets;
+    }
+
+    Report summarySentence(String sentence) {
+        summarySentence = sentence;
+        return this;
+    }
+
+    String summarySentence() {
+        return summarySentence;
     }
 
     String body() {

@@ -1,12 +1,14 @@
 package dev.llmratelimit.bench;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
  * Puts one freshly written section of BENCHMARKS.md in place of the same section (the same {@code ## }
  * heading) of an existing file, and rebuilds the summary's list of targets from the sections, in their
- * order, as a whole run lists them.
+ * order, as a whole run lists them; a part that has a sentence of the summary's paragraph puts its new
+ * one in place of the sentence that begins with the same words.
  */
 final class ReportMerge {
 
@@ -20,8 +22,9 @@ final class ReportMerge {
      * @param mode     the mode of the new section's run: it must be the existing file's
      * @param section  the new section as {@link Report#body()} wrote it, starting with its heading
      * @param note     a paragraph put under the heading, saying when the section was measured
+     * @param sentence the part's sentence of the summary ({@code null}: the part has none)
      */
-    static String replaceSection(String existing, String mode, String section, String note) {
+    static String replaceSection(String existing, String mode, String section, String note, String sentence) {
         if (!existing.contains("\n- mode: " + mode + ",")) {
             throw new IllegalStateException("BENCHMARKS.md there is not from a " + mode + " run: refusing to put a "
                     + mode + " section in it");
@@ -36,7 +39,21 @@ final class ReportMerge {
         int afterHeading = section.indexOf(heading) + heading.length();
         String noted = section.substring(0, afterHeading) + "\n\n" + note + section.substring(afterHeading);
         String merged = existing.substring(0, start) + trimTrailingNewlines(noted) + "\n" + existing.substring(end);
-        return withTargetsOfSections(merged);
+        return withTargetsOfSections(sentence == null ? merged : withSummarySentence(merged, sentence));
+    }
+
+    /** The summary with {@code sentence} in place of the one that begins with its first three words. */
+    private static String withSummarySentence(String text, String sentence) {
+        String opening = String.join(" ", Arrays.asList(sentence.split(" ")).subList(0, 3));
+        int summary = text.indexOf("\n## Summary\n");
+        int start = text.indexOf(opening, summary);
+        int end = text.indexOf(". ", start);
+        int paragraphEnd = text.indexOf("\n\n", start);
+        if (summary < 0 || start < 0 || paragraphEnd < 0) {
+            throw new IllegalStateException("BENCHMARKS.md's summary has no sentence beginning \"" + opening + "\"");
+        }
+        end = end < 0 || end > paragraphEnd ? paragraphEnd : end + 1;
+        return text.substring(0, start) + sentence + text.substring(end);
     }
 
     private static String withTargetsOfSections(String text) {

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -26,7 +27,11 @@ final class SinglePart {
 
     /** The parts that need no other part's figures. */
     static final Map<String, Part> PARTS = new TreeMap<>(Map.of(
-            "decision", (settings, report) -> DecisionCost.write(report, new DecisionCost(settings).measure()),
+            "decision", (settings, report) -> {
+                List<DecisionCost.Cost> costs = new DecisionCost(settings).measure();
+                DecisionCost.write(report, costs);
+                report.summarySentence(DecisionCost.headline(costs));
+            },
             "redis-decision", SinglePart::redisDecision,
             "outbound", SinglePart::outbound,
             "waiting", (settings, report) -> WaitingCost.write(report, new WaitingCost(settings).measure()),
@@ -65,7 +70,7 @@ final class SinglePart {
                 ? ReportMerge.replaceSection(Files.readString(file, StandardCharsets.UTF_8), settings.mode(), report.body(),
                         "Measured alone on " + ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ISO_LOCAL_DATE)
                                 + " (`-Dbench.only=" + name + "`, " + Report.fixed(minutes, 1) + " min); the other "
-                                + "sections come from the run the header describes.")
+                                + "sections come from the run the header describes.", report.summarySentence())
                 : BenchmarkRunner.header(settings, minutes, report.targets(), "Only part `" + name + "` was run (`-Dbench.only="
                         + name + "`).") + report.body();
         Files.writeString(file, text, StandardCharsets.UTF_8);
