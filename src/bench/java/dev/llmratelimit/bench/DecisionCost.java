@@ -19,7 +19,9 @@ final class DecisionCost {
 
     /**
      * Per-call time of one benchmark at one thread count, in nanoseconds: percentiles from sampled
-     * calls, the average from timing whole iterations (no timer per call, no outlier dominates).
+     * calls, the average from timing whole iterations (no timer per call, no outlier dominates): the
+     * median over every fork's measured iterations, so a burst of the shared machine's load that
+     * slows a few iterations does not decide a ratio.
      */
     record Cost(String benchmark, int threads, double p50, double p99, double average) {
     }
@@ -52,7 +54,7 @@ final class DecisionCost {
             if (result.getParams().getMode() == Mode.SampleTime) {
                 sampled = result.getPrimaryResult().getStatistics();
             } else {
-                average = result.getPrimaryResult().getScore();
+                average = result.getPrimaryResult().getStatistics().getPercentile(50);
             }
         }
         return new Cost(benchmark, threads, sampled.getPercentile(50), sampled.getPercentile(99), average);
@@ -81,7 +83,8 @@ final class DecisionCost {
                         + "decision's record and its release. Bucket4j: two local buckets (requests and tokens, one greedy minute bandwidth each), "
                         + "`requests.tryConsume(1) && tokens.tryConsume(1)`. Percentiles come from JMH sample mode (per-call "
                         + "times, which include about 20-30 ns of timer overhead on both sides, at the timer's granularity), "
-                        + "the average from JMH average-time mode; at 2 threads both threads hit the same model (one lock) "
+                        + "the average from JMH average-time mode (the median of its one-second iterations over "
+                        + "all forks, each the average of millions of calls); at 2 threads both threads hit the same model (one lock) "
                         + "and the same two buckets. Limits are high enough that every call admits.");
         List<List<String>> rows = new ArrayList<>();
         for (Cost cost : costs) {
