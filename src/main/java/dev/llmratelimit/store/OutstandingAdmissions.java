@@ -9,6 +9,7 @@ import dev.llmratelimit.engine.RequestId;
 import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.StoreUnavailableException;
 import dev.llmratelimit.engine.Verdict;
+import dev.llmratelimit.store.jdbc.JdbcAdmissionStore;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -29,20 +30,31 @@ import java.util.concurrent.atomic.AtomicLong;
  * its own settlement records it). Over a store that ends with this JVM ({@link
  * AdmissionStore#outlivesThisJvm()} false: the memory store) nothing is tracked or waited for:
  * the stop only refuses new decisions. A decision whose lease ended is forgotten (the store let go
- * of what it held then): one the application never settles costs memory for its lease at most.
+ * of what it held then), one with a budget only once the budget database no longer charges its
+ * settlement: one the application never settles costs memory for that long at most.
  */
 public final class OutstandingAdmissions implements AdmissionStore {
 
     private static final System.Logger LOG = System.getLogger(OutstandingAdmissions.class.getName());
 
-    /** How often decisions whose lease ended are looked for (each look walks every outstanding decision). */
+    /**
+     * How often decisions whose lease ended are looked for (each look walks every outstanding
+     * decision); also the margin a decision is kept past its lease, for a store whose clock runs
+     * behind this one or a decision that ran late.
+     */
     static final long FORGET_EVERY_MILLIS = 10_000;
 
     /**
      * A decision that may hold something in the store; {@code unanswered}: its answer never came;
-     * {@code leaseEnd}: when the store lets go of it (engine clock, ms).
+     * {@code forgetAt}: when nothing the store would do for its settlement is left (engine clock, ms).
      */
-    private record Outstanding(Plan plan, boolean unanswered, long leaseEnd) {
+    private record Outstanding(Plan plan, boolean unanswered, long forgetAt) {
+
+        /** A budget database still charges a settlement a day after the lease. */
+        static Outstanding decidedAt(long decidedAt, Plan plan, boolean unanswered) {
+            return new Outstanding(plan, unanswered, decidedAt + plan.leaseMillis() + FORGET_EVERY_MILLIS
+                    + (plan.groups().hasBudgets() ? JdbcAdmissionStore.RETENTION_MILLIS : 0));
+        }
     }
 
     private final AdmissionStore delegate;
@@ -53,6 +65,8 @@ public final class OutstandingAdmissions implements AdmissionStore {
     private final AtomicInteger deciding = new AtomicInteger();
     private final boolean tracks;
     private final AtomicLong nextForget = new AtomicLong();
+    /** Held while forgetting, and while the stop settles what is left. */
+    private final Object stopSettling = new Object();
     private volatile boolean stopping;
 
     public OutstandingAdmissions(AdmissionStore delegate) {
@@ -86,12 +100,12 @@ public final class OutstandingAdmissions implements AdmissionStore {
                 verdict = decided(plan, clock, now);
             } catch (StoreUnavailableException e) {
                 if (e.mayHaveRun()) {                          // served (fail-open) or cancelled: settled either way
-                    outstanding.put(plan.id(), new Outstanding(plan, true, decidedAt + plan.leaseMillis()));
+                    outstanding.put(plan.id(), Outstanding.decidedAt(decidedAt, plan, true));
                 }
                 throw e;
             }
             if (verdict.admitted()) {
-                outstanding.put(plan.id(), new Outstanding(plan, false, decidedAt + plan.leaseMillis()));
+                outstanding.put(plan.id(), Outstanding.decidedAt(decidedAt, plan, false));
             }
             return verdict;
         } finally {
@@ -100,16 +114,20 @@ public final class OutstandingAdmissions implements AdmissionStore {
     }
 
     /**
-     * Drops, at most once per {@link #FORGET_EVERY_MILLIS}, the decisions whose lease ended: the store
-     * no longer holds anything for them, and their own settlement, if it ever comes, still goes
-     * through.
+     * Drops, at most once per {@link #FORGET_EVERY_MILLIS}, the decisions the store no longer does
+     * anything for; their own settlement, if it ever comes, still goes through. Never while the stop
+     * settles: a decision it marked as its own must be settled by it.
      */
     private void forgetEndedLeases(long now) {
         long next = nextForget.get();
         if (now < next || !nextForget.compareAndSet(next, now + FORGET_EVERY_MILLIS)) {
             return;
         }
-        outstanding.values().removeIf(left -> left.leaseEnd() <= now);
+        synchronized (stopSettling) {
+            if (!stopping) {
+                outstanding.values().removeIf(left -> left.forgetAt() <= now);
+            }
+        }
     }
 
     private Verdict decided(Plan plan, Clock clock, long now) {
@@ -162,19 +180,21 @@ public final class OutstandingAdmissions implements AdmissionStore {
             }
         }
         int settled = 0;
-        for (RequestId requestId : outstanding.keySet()) {
-            settledAtStop.add(requestId);
-            Outstanding left = outstanding.remove(requestId);
-            if (left == null) {
-                continue;                                    // finished meanwhile
-            }
-            Settlement kept = new Settlement(Settlement.KEEP, Settlement.KEEP, false, false);
-            try {
-                delegate.settle(left.plan(), left.unanswered() ? kept.asUnanswered() : kept);
-                settled++;
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "Could not settle a call still in flight at stop; its slots and"
-                        + " reservation end with their lease: " + e.getMessage());
+        synchronized (stopSettling) {
+            for (RequestId requestId : outstanding.keySet()) {
+                settledAtStop.add(requestId);
+                Outstanding left = outstanding.remove(requestId);
+                if (left == null) {
+                    continue;                                // finished meanwhile
+                }
+                Settlement kept = new Settlement(Settlement.KEEP, Settlement.KEEP, false, false);
+                try {
+                    delegate.settle(left.plan(), left.unanswered() ? kept.asUnanswered() : kept);
+                    settled++;
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "Could not settle a call still in flight at stop; its slots and"
+                            + " reservation end with their lease: " + e.getMessage());
+                }
             }
         }
         if (settled > 0) {

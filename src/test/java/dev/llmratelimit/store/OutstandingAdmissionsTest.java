@@ -1,10 +1,16 @@
 package dev.llmratelimit.store;
 
 import dev.llmratelimit.engine.AdmissionStore;
+import dev.llmratelimit.engine.CounterGroup;
+import dev.llmratelimit.engine.Enforcement;
 import dev.llmratelimit.engine.GroupKind;
+import dev.llmratelimit.engine.GroupWindow;
+import dev.llmratelimit.engine.Increments;
+import dev.llmratelimit.engine.Limits;
 import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.StoreUnavailableException;
+import dev.llmratelimit.engine.UsageCost;
 import dev.llmratelimit.engine.Verdict;
 import dev.llmratelimit.store.memory.MemoryAdmissionStore;
 import dev.llmratelimit.testsupport.Plans;
@@ -80,7 +86,7 @@ class OutstandingAdmissionsTest {
     }
 
     @Test
-    void aDecisionNeverSettledIsForgottenOnceItsLeaseEndedAndItsLateSettlementStillReachesTheStore() {
+    void aDecisionNeverSettledIsForgottenAfterItsLeaseOrWithABudgetAfterTheDayItIsChargedAndItsLateSettlementStillGoesThrough() {
         MemoryAdmissionStore memory = new MemoryAdmissionStore();
         List<String> settled = new ArrayList<>();
         OutstandingAdmissions outstanding = new OutstandingAdmissions(new AdmissionStore() {
@@ -96,19 +102,25 @@ class OutstandingAdmissionsTest {
             }
         });
         Plan forgotten = Plans.modelPlan("m", "default", 0, 0, 0, 0, false, 1.0, 60_000, false, 0);   // lease 600 s
+        Plan budgeted = new Plan(Plans.newRequestId(), "m", "", List.of(new CounterGroup(GroupKind.BUDGET, "t:team",
+                "", GroupWindow.period("p", 864_000_000L), new Limits(Limits.NONE, Limits.NONE, Limits.NONE, 1_000_000),
+                Enforcement.ALWAYS, new Increments(0, 0, 100, false))), 600_000, UsageCost.FREE);
         Plan second = Plans.again(forgotten);
         Plan third = Plans.again(forgotten);
         Clock clock = Clock.systemUTC();
 
         assertThat(outstanding.decide(forgotten, clock, 1_000).admitted()).isTrue();
+        assertThat(outstanding.decide(budgeted, clock, 1_000).admitted()).isTrue();
         assertThat(outstanding.decide(second, clock, 400_000).admitted()).isTrue();
-        assertThat(outstanding.size()).isEqualTo(2);                 // the first lease runs to 601,000
-        assertThat(outstanding.decide(third, clock, 601_000 + OutstandingAdmissions.FORGET_EVERY_MILLIS).admitted()).isTrue();
-        assertThat(outstanding.size()).isEqualTo(2);                 // the first is gone, the other two are held
+        assertThat(outstanding.size()).isEqualTo(3);
+        long leaseAndMargin = 1_000 + 600_000 + OutstandingAdmissions.FORGET_EVERY_MILLIS;
+        assertThat(outstanding.decide(third, clock, leaseAndMargin).admitted()).isTrue();
+        assertThat(outstanding.size()).isEqualTo(3);                 // the first is gone; the budget database still charges the budgeted one
 
         outstanding.settle(forgotten, Settlement.of(0, 0));          // its own settlement, however late, goes through
-        assertThat(outstanding.stop(Duration.ZERO)).isEqualTo(2);    // the stop settles only the two still leased
-        assertThat(settled).containsExactlyInAnyOrder(forgotten.requestId(), second.requestId(), third.requestId());
+        assertThat(outstanding.stop(Duration.ZERO)).isEqualTo(3);    // the stop settles the other three
+        assertThat(settled).containsExactlyInAnyOrder(forgotten.requestId(), budgeted.requestId(), second.requestId(),
+                third.requestId());
     }
 
     /** Whether a decision of another model is refused because the stop began (else it is settled at once). */
