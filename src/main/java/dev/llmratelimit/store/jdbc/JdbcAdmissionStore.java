@@ -46,8 +46,7 @@ public final class JdbcAdmissionStore implements AdmissionStore {
 
     private static final System.Logger LOG = System.getLogger(JdbcAdmissionStore.class.getName());
     private static final int ATTEMPTS = 3;
-    /** How long a finished request's row is kept after its lease, so a repeated settlement finds it. */
-    /** How long after its lease a request's row is kept: a settlement that late is still charged, once. */
+    /** How long a request's row is kept after its lease: a settlement that late, or repeated, is still charged once. */
     public static final long RETENTION_MILLIS = 24 * 3600_000L;
     private static final long CLEANUP_INTERVAL_MILLIS = 600_000L;
 

@@ -125,11 +125,12 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             }
             if (verdict.admitted()) {
                 long[] applied = new long[counts.length + RECORD_EXTRA];
+                long leaseEnd = now + plan.leaseMillis();
                 for (int i = 0; i < counts.length; i++) {
-                    apply(groups.get(i), held[i], fields[i], plan, now);
+                    apply(groups.get(i), held[i], fields[i], plan, leaseEnd);
                     applied[i] = held[i].end;
                 }
-                applied[counts.length + SLOT_LEASE_END] = now + plan.leaseMillis();
+                applied[counts.length + SLOT_LEASE_END] = leaseEnd;
                 applied[counts.length + KEPT_UNTIL] = keptUntil(plan, applied, now);
                 plan.id().keep(applied);
             }
@@ -166,7 +167,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         return until;
     }
 
-    private static void apply(CounterGroup group, CounterCell cell, CounterCell.Field field, Plan plan, long now) {
+    private static void apply(CounterGroup group, CounterCell cell, CounterCell.Field field, Plan plan, long leaseEnd) {
         Increments add = group.increments();
         if (group.window().counts()) {
             long[] live = field.live;
@@ -176,11 +177,11 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 }
             }
             if (add.micros() > 0) {
-                cell.reserve(field, plan.requestId(), add.micros(), now + plan.leaseMillis());
+                cell.reserve(field, plan.requestId(), add.micros(), leaseEnd);
             }
         }
         if (add.slot()) {
-            cell.holdSlot(now + plan.leaseMillis());
+            cell.holdSlot(leaseEnd);
         }
     }
 
