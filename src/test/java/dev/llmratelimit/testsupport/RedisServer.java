@@ -10,6 +10,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -63,7 +64,9 @@ public final class RedisServer implements AutoCloseable {
             return;
         }
         wipe(directory);
-        List<String> command = new ArrayList<>(List.of(binary().toString(),
+        List<String> command = new ArrayList<>();
+        onPath("setsid").ifPresent(setsid -> command.add(setsid.toString()));
+        command.addAll(List.of(binary().toString(),
                 "--port", Integer.toString(port), "--bind", "127.0.0.1",
                 "--save", "", "--appendonly", "no", "--dir", directory.toAbsolutePath().toString()));
         command.addAll(extraArgs);
@@ -208,12 +211,21 @@ public final class RedisServer implements AutoCloseable {
     }
 
     /** {@code redis-server} from the PATH, else the embedded-redis artifact's Linux binary. */
-    static synchronized Path binary() {
+    /** An executable of this name on the PATH. */
+    private static Optional<Path> onPath(String name) {
         for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
-            Path candidate = Path.of(dir, "redis-server");
+            Path candidate = Path.of(dir, name);
             if (!dir.isEmpty() && Files.isExecutable(candidate)) {
-                return candidate;
+                return Optional.of(candidate);
             }
+        }
+        return Optional.empty();
+    }
+
+    static synchronized Path binary() {
+        Optional<Path> installed = onPath("redis-server");
+        if (installed.isPresent()) {
+            return installed.get();
         }
         Path extracted = Path.of("target", "redis-server-embedded").toAbsolutePath();
         if (!Files.isExecutable(extracted)) {

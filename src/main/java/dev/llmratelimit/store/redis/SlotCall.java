@@ -186,7 +186,7 @@ final class SlotCall {
         for (int d = 0; d < dimensionHeads.length; d++) {
             Dimension dimension = dimensions.get(d);
             dimensionHeads[d] = new ScriptArguments()
-                    .add(String.valueOf(dimension.field()))
+                    .add(dimension.field() + layout.suffix[i])
                     // a work-conserving pool's limit is the model's, times the share the script works out
                     .add(sharing == null ? limits.of(dimension) : sharing.capacity()[dimension.index()])
                     .fragment();

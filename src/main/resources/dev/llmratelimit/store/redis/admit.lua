@@ -9,7 +9,7 @@
 --          suffix, window ms (0: a period or no window), sliding (1/0), period end ms (0: none),
 --          model group (1/0), limits parallel, micros (-1: none), enforcement (0 always, 1 when the
 --          model is saturated, 2 tracked), threshold, increments micros, slot (1/0), then the number
---          of its windowed dimensions and per dimension: field letter, limit (-1: none; a
+--          of its windowed dimensions and per dimension: its counter's field (letter and suffix), limit (-1: none; a
 --          work-conserving pool's: the model's), increment; then the number of the model's pools
 --          for a work-conserving pool (else 0) and if any: the activity hash's index in KEYS, this
 --          pool's place (1-based), each pool's name and share
@@ -22,7 +22,10 @@
 -- decision (every decision on the budget sweeps, so they never pile up).
 -- Cost: the arguments come as one JSON array (one argument is cheaper to send than forty, and
 -- cjson.decode makes its numbers numbers in C); a group is one Lua array (below), its other
--- arguments read where they are used, only when the group has what they describe.
+-- arguments read where they are used, only when the group has what they describe. Counter fields
+-- come whole in the arguments, library functions are locals and loops numeric: each string built,
+-- global looked up or iterator called is interpreted work on every decision.
+local call, tonumber, unpack, max, min, floor = redis.call, tonumber, unpack, math.max, math.min, math.floor
 local SWEEP = 64
 local PARALLEL = 5
 local MONEY = 6
@@ -38,16 +41,18 @@ local marker = KEYS[#KEYS]
 -- decision's time: each group counted in the one window of its length that ends in
 -- (now, now + window], which is how settle.lua finds it again.
 local now = serverMillis()
-if not redis.call('SET', marker, string.format('%d', now), 'NX', 'PX', string.format('%d', lease)) then
+if not call('SET', marker, string.format('%d', now), 'NX', 'PX', string.format('%d', lease)) then
     return {-1, 0}
 end
 
 -- A group: an array holding at these indexes the offset of its arguments (they are ARGS[at + 1]
 -- ...), window ms, sliding, money (counts m and mr), the offset of its pools' arguments (0: a fixed
 -- share), the figures read (micros spent and reserved, slots in flight, ms left, window end), then
--- per windowed dimension after DIMS: its count, the previous window's, its limit and its increment.
+-- per windowed dimension after DIMS: its count, the previous window's, its limit, its increment and
+-- its field.
 local AT, WINDOW, SLIDING, HAS_MONEY, POOLS, M, MR, IN_FLIGHT, LEFT, WINDOW_END = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
 local DIMS = 10
+local REQUESTS_FIELD = 114 -- the byte of 'r', which starts a requests counter's field
 local g = {}
 -- the hashes in KEYS order of first use, each with the groups it holds (a model and its pools share one)
 local hashes = {}
@@ -62,11 +67,12 @@ for i = 1, n do
     local count = ARGS[a + 15]
     a = a + 15
     for d = 1, count do
-        local k = DIMS + 4 * d
+        local k = DIMS + 5 * d
+        group[k - 4] = 0
         group[k - 3] = 0
-        group[k - 2] = 0
-        group[k - 1] = ARGS[a + 3 * d - 1]
-        group[k] = ARGS[a + 3 * d]
+        group[k - 2] = ARGS[a + 3 * d - 1]
+        group[k - 1] = ARGS[a + 3 * d]
+        group[k] = ARGS[a + 3 * d - 2]
     end
     a = a + 3 * count + 1
     if ARGS[a] > 0 then
@@ -83,45 +89,41 @@ for i = 1, n do
         held[#held + 1] = group
         if leases > 0 then
             local leaseKey = KEYS[leases]
-            local expired = redis.call('ZRANGEBYSCORE', leaseKey, '-inf', now, 'LIMIT', 0, SWEEP)
-            for _, member in ipairs(expired) do
-                addClamped(KEYS[hash], 'mr' .. ARGS[group[AT] + 4], -tonumber(string.match(member, '^(%d+):')))
+            local expired = call('ZRANGEBYSCORE', leaseKey, '-inf', now, 'LIMIT', 0, SWEEP)
+            for e = 1, #expired do
+                addClamped(KEYS[hash], 'mr' .. ARGS[group[AT] + 4], -tonumber(string.match(expired[e], '^(%d+):')))
             end
             if #expired > 0 then
-                redis.call('ZREM', leaseKey, unpack(expired))
+                call('ZREM', leaseKey, unpack(expired))
             end
         end
     end
     local slots = ARGS[group[AT] + 2]
     if slots > 0 then
         local slotKey = KEYS[slots]
-        redis.call('ZREMRANGEBYSCORE', slotKey, '-inf', now)
-        group[IN_FLIGHT] = redis.call('ZCARD', slotKey)
+        call('ZREMRANGEBYSCORE', slotKey, '-inf', now)
+        group[IN_FLIGHT] = call('ZCARD', slotKey)
     end
     g[i] = group
 end
 
--- The field letter of the group's dimension whose count is at k.
-local function letter(group, k)
-    return ARGS[group[AT] + 16 + 3 * (k - DIMS - 1) / 4]
-end
-
 -- One HMGET per hash: the window end and every field its groups use; a window that ended is rolled
 -- and its counts follow from what was read.
-for _, index in ipairs(hashOrder) do
+for h = 1, #hashOrder do
+    local index = hashOrder[h]
     local held = hashes[index]
     local fields = {'e'}
     local f = 1
-    for _, group in ipairs(held) do
-        local at = group[AT]
-        local s = ARGS[at + 4]
+    for j = 1, #held do
+        local group = held[j]
         if group[HAS_MONEY] then
+            local s = ARGS[group[AT] + 4]
             fields[f + 1] = 'm' .. s
             fields[f + 2] = 'mr' .. s
             f = f + 2
         end
-        for k = DIMS + 1, #group, 4 do
-            local field = letter(group, k) .. s
+        for k = DIMS + 1, #group, 5 do
+            local field = group[k + 4]
             f = f + 1
             fields[f] = field
             if group[SLIDING] then
@@ -130,7 +132,7 @@ for _, index in ipairs(hashOrder) do
             end
         end
     end
-    local read = redis.call('HMGET', KEYS[index], unpack(fields))
+    local read = call('HMGET', KEYS[index], unpack(fields))
     local first = held[1]
     local windowEnd = tonumber(read[1])
     local rolled, follows = false, false
@@ -139,20 +141,21 @@ for _, index in ipairs(hashOrder) do
         rolled = true
     end
     local r = 2
-    for _, group in ipairs(held) do
+    for j = 1, #held do
+        local group = held[j]
         if group[WINDOW] > 0 then
             group[WINDOW_END] = windowEnd
         else
             group[WINDOW_END] = ARGS[group[AT] + 7]
         end
-        group[LEFT] = math.max(0, group[WINDOW_END] - now)
+        group[LEFT] = max(0, group[WINDOW_END] - now)
         if group[HAS_MONEY] then
             group[M] = tonumber(read[r]) or 0
             group[MR] = tonumber(read[r + 1]) or 0
             r = r + 2
         end
         local sliding = group[SLIDING]
-        for k = DIMS + 1, #group, 4 do
+        for k = DIMS + 1, #group, 5 do
             local current = tonumber(read[r]) or 0
             local previous = 0
             r = r + 1
@@ -189,7 +192,7 @@ for i = 1, n do
         for k = 1, poolCount do
             pools[k] = ARGS[p + 1 + 2 * k]
         end
-        local asked = redis.call('HMGET', KEYS[ARGS[p + 1]], unpack(pools))
+        local asked = call('HMGET', KEYS[ARGS[p + 1]], unpack(pools))
         local sum = 0.0
         local flags = {}
         for k = 1, poolCount do
@@ -206,9 +209,9 @@ for i = 1, n do
         if sum > 0 then
             share = ARGS[p + 2 + 2 * self] / sum
         end
-        for k = DIMS + 3, #group, 4 do
+        for k = DIMS + 3, #group, 5 do
             if group[k] >= 0 then
-                group[k] = math.floor(group[k] * share + 1e-9)
+                group[k] = floor(group[k] * share + 1e-9)
             end
         end
     end
@@ -219,19 +222,20 @@ local function effective(group, k)
     if not group[SLIDING] then
         return group[k]
     end
-    return math.min(CAP, group[k] + weighted(group[k + 1], group[LEFT], group[WINDOW]))
+    return min(CAP, group[k] + weighted(group[k + 1], group[LEFT], group[WINDOW]))
 end
 
-local dimensionNumber = {r = 1, t = 2, i = 3, o = 4}
+-- the refused dimension's number, by the first byte of its counter's field ('r', 't', 'i', 'o')
+local dimensionNumber = {[REQUESTS_FIELD] = 1, [116] = 2, [105] = 3, [111] = 4}
 
 local saturation = 0.0
 for i = 1, n do
     local group = g[i]
     if ARGS[group[AT] + 8] == 1 then
-        for k = DIMS + 1, #group, 4 do
+        for k = DIMS + 1, #group, 5 do
             local limit = group[k + 2]
             if limit > 0 then
-                saturation = math.max(saturation, effective(group, k) / limit)
+                saturation = max(saturation, effective(group, k) / limit)
             end
         end
     end
@@ -241,21 +245,21 @@ end
 -- exceeded when its effective count is above the largest that still admits the increment
 -- (PlanRule.allowance).
 local function refusedDimension(group)
-    for k = DIMS + 1, #group, 4 do
+    for k = DIMS + 1, #group, 5 do
         local limit = group[k + 2]
         if limit >= 0 then
             local inc = group[k + 3]
-            local field = letter(group, k)
+            local kind = string.byte(group[k + 4])
             local allowance
-            if field == 'r' or inc == 0 then
+            if kind == REQUESTS_FIELD or inc == 0 then
                 allowance = limit - 1
             elseif limit == 0 then
                 allowance = -1
             else
-                allowance = math.max(0, limit - inc)
+                allowance = max(0, limit - inc)
             end
             if effective(group, k) > allowance then
-                return dimensionNumber[field]
+                return dimensionNumber[kind]
             end
         end
     end
@@ -266,7 +270,7 @@ local function refusedDimension(group)
     end
     -- money: something must be left and the worst case must fit it (PlanRule.moneyAllowance)
     local limMic = ARGS[at + 10]
-    if limMic >= 0 and math.min(CAP, group[M] + group[MR]) > limMic - math.max(1, ARGS[at + 13]) then
+    if limMic >= 0 and min(CAP, group[M] + group[MR]) > limMic - max(1, ARGS[at + 13]) then
         return MONEY
     end
     return 0
@@ -286,7 +290,7 @@ for i = 1, n do
             end
         end
     end
-    for k = DIMS + 1, #group, 4 do
+    for k = DIMS + 1, #group, 5 do
         result[c + 1] = group[k]
         result[c + 2] = group[k + 1]
         c = c + 2
@@ -320,71 +324,72 @@ if modelIndex > 0 and (refusedAt == 0 or refusedAt >= modelIndex) then
         local p = g[i][POOLS]
         if p > 0 then
             local activity = KEYS[ARGS[p + 1]]
-            redis.call('HSET', activity, ARGS[p + 1 + 2 * ARGS[p + 2]], string.format('%d', now))
-            redis.call('PEXPIRE', activity, string.format('%d', g[i][WINDOW]))
+            call('HSET', activity, ARGS[p + 1 + 2 * ARGS[p + 2]], string.format('%d', now))
+            call('PEXPIRE', activity, string.format('%d', g[i][WINDOW]))
         end
     end
 end
 if refusedAt > 0 then
-    redis.call('DEL', marker)
+    call('DEL', marker)
     return result
 end
 
 -- The record lives for the lease, and while a window it reserved tokens in still counts: a call that
 -- outlives its lease is then still settled against its reservation, not beside it.
 local keep = lease
-for _, index in ipairs(hashOrder) do
+for h = 1, #hashOrder do
+    local index = hashOrder[h]
+    local held = hashes[index]
     local changed = {}
     local f = 0
-    for _, group in ipairs(hashes[index]) do
+    for j = 1, #held do
+        local group = held[j]
         local at = group[AT]
-        local s = ARGS[at + 4]
-        for k = DIMS + 1, #group, 4 do
+        for k = DIMS + 1, #group, 5 do
             local inc = group[k + 3]
-            local field = letter(group, k)
             if inc ~= 0 then
-                changed[f + 1] = field .. s
+                changed[f + 1] = group[k + 4]
                 changed[f + 2] = string.format('%d', clamped(group[k], inc))
                 f = f + 2
-            end
-            if field ~= 'r' and inc > 0 and group[WINDOW] > 0 then
-                local life = group[WINDOW_END] - now
-                if group[SLIDING] then
-                    life = life + group[WINDOW]
+                if inc > 0 and group[WINDOW] > 0 and string.byte(group[k + 4]) ~= REQUESTS_FIELD then
+                    local life = group[WINDOW_END] - now
+                    if group[SLIDING] then
+                        life = life + group[WINDOW]
+                    end
+                    keep = max(keep, life)
                 end
-                keep = math.max(keep, life)
             end
         end
         local leases = ARGS[at + 3]
         local incMic = ARGS[at + 13]
         if leases > 0 and incMic > 0 then
             local leaseKey = KEYS[leases]
-            changed[f + 1] = 'mr' .. s
+            changed[f + 1] = 'mr' .. ARGS[at + 4]
             changed[f + 2] = string.format('%d', clamped(group[MR], incMic))
             f = f + 2
-            redis.call('ZADD', leaseKey, string.format('%d', now + lease), string.format('%d', incMic) .. ':' .. requestId)
+            call('ZADD', leaseKey, string.format('%d', now + lease), string.format('%d', incMic) .. ':' .. requestId)
             -- lives as long as the counters it gives back to, so no reservation outlives its record
-            redis.call('PEXPIREAT', leaseKey, string.format('%d', ARGS[at + 7] + lease))
+            call('PEXPIREAT', leaseKey, string.format('%d', ARGS[at + 7] + lease))
         end
     end
     if f > 0 then
-        redis.call('HSET', KEYS[index], unpack(changed))
+        call('HSET', KEYS[index], unpack(changed))
     end
-    local first = hashes[index][1]
+    local first = held[1]
     if first[WINDOW] == 0 then
-        redis.call('PEXPIREAT', KEYS[index], string.format('%d', ARGS[first[AT] + 7] + lease))
+        call('PEXPIREAT', KEYS[index], string.format('%d', ARGS[first[AT] + 7] + lease))
     end
 end
 for i = 1, n do
     local at = g[i][AT]
     if ARGS[at + 14] == 1 then
         local slotKey = KEYS[ARGS[at + 2]]
-        redis.call('ZADD', slotKey, string.format('%d', now + lease), requestId)
+        call('ZADD', slotKey, string.format('%d', now + lease), requestId)
         -- Every slot in the set ends no later than this one: the set goes when its last lease does.
-        redis.call('PEXPIRE', slotKey, lease)
+        call('PEXPIRE', slotKey, lease)
     end
 end
 if keep > lease then
-    redis.call('PEXPIRE', marker, string.format('%d', keep))
+    call('PEXPIRE', marker, string.format('%d', keep))
 end
 return result
