@@ -21,6 +21,7 @@ import org.redisson.api.RedissonClient;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -76,10 +77,9 @@ public final class RedisAdmissionStore implements AdmissionStore {
         return new RedisAdmissionStore(runner, runner.isCluster(), null);
     }
 
-    /** One script call, through its node's circuit when the store has circuits. */
-    private <R> R run(LuaScript script, RScript.ReturnType type, String routingKey, List<Object> keys, Object... args) {
-        return circuits == null ? redis.run(script, type, routingKey, keys, args)
-                : circuits.call(routingKey, () -> redis.run(script, type, routingKey, keys, args));
+    /** One script call, through the circuit of the node that owns the routing key when the store has circuits. */
+    private <R> R throughCircuit(String routingKey, Supplier<R> call) {
+        return circuits == null ? call.get() : circuits.call(routingKey, call);
     }
 
     @Override
@@ -126,7 +126,8 @@ public final class RedisAdmissionStore implements AdmissionStore {
     }
 
     private Verdict admit(SlotCall call) {
-        List<Long> read = run(ADMIT, RScript.ReturnType.MULTI, call.routingKey(), call.keys, call.admitArgs());
+        List<Long> read = throughCircuit(call.routingKey(),
+                () -> redis.run(ADMIT, RScript.ReturnType.MULTI, call.routingKey(), call.keys, call.admitArgs()));
         int refusedAt = read.get(0).intValue();
         if (refusedAt < 0) {
             throw StoreUnavailableException.notRun("The decision was cancelled before it ran");
@@ -170,7 +171,7 @@ public final class RedisAdmissionStore implements AdmissionStore {
         StoreUnavailableException failure = null;
         for (SlotCall call : calls) {
             try {
-                run(SETTLE, call, call.settleArgs(Settlement.CANCEL));
+                settle(call, Settlement.CANCEL);
             } catch (StoreUnavailableException e) {
                 failure = e;                            // the other slots are still cancelled
             }
@@ -183,7 +184,7 @@ public final class RedisAdmissionStore implements AdmissionStore {
         StoreUnavailableException failure = null;
         for (SlotCall call : SlotCall.of(plan, redis.keyPrefix(), cluster)) {
             try {
-                run(SETTLE, call, call.settleArgs(settlement));
+                settle(call, settlement);
             } catch (StoreUnavailableException e) {
                 failure = e;                            // the other slots are still settled
             }
@@ -193,8 +194,9 @@ public final class RedisAdmissionStore implements AdmissionStore {
         }
     }
 
-    private void run(LuaScript script, SlotCall call, Object[] args) {
-        this.<Long>run(script, RScript.ReturnType.INTEGER, call.routingKey(), call.keys, args);
+    private void settle(SlotCall call, Settlement settlement) {
+        throughCircuit(call.routingKey(),
+                () -> redis.run(SETTLE, RScript.ReturnType.INTEGER, call.routingKey(), call.keys, call.settleArgs(settlement)));
     }
 
     /** One read-only {@code snapshot.lua} call on the model's hashes (one per window, all in its hash slot). */
@@ -213,7 +215,7 @@ public final class RedisAdmissionStore implements AdmissionStore {
         for (int p = 0; p < pools.size(); p++) {
             args[2 + p] = pools.get(p).member();
         }
-        List<Long> read = run(SNAPSHOT, RScript.ReturnType.MULTI, key, hashes, args);
+        List<Long> read = throughCircuit(key, () -> redis.run(SNAPSHOT, RScript.ReturnType.MULTI, key, hashes, args));
         int fields = Dimension.WINDOWED.size() * (1 + pools.size());
         List<WindowCounters> windows = new ArrayList<>(hashes.size());
         int at = 1;

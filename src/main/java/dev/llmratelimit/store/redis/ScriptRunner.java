@@ -5,6 +5,7 @@ import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.RedisException;
 import org.redisson.client.RedisOutOfMemoryException;
+import org.redisson.client.codec.ByteArrayCodec;
 import org.redisson.client.codec.StringCodec;
 
 import java.util.List;
@@ -19,7 +20,10 @@ final class ScriptRunner implements AutoCloseable {
     private final RedissonClient client;
     private final boolean ownsClient;
     private final String keyPrefix;
-    private final RScript script;
+    /** Scripts whose arguments are text. */
+    private final RScript textScript;
+    /** Scripts whose one argument is a {@link ScriptArguments} array, sent as its bytes. */
+    private final RScript binaryScript;
 
     private ScriptRunner(RedissonClient client, boolean ownsClient, String keyPrefix) {
         if (keyPrefix.indexOf('{') >= 0 || keyPrefix.indexOf('}') >= 0) {
@@ -28,7 +32,8 @@ final class ScriptRunner implements AutoCloseable {
         this.client = client;
         this.ownsClient = ownsClient;
         this.keyPrefix = keyPrefix;
-        this.script = client.getScript(StringCodec.INSTANCE);
+        this.textScript = client.getScript(StringCodec.INSTANCE);
+        this.binaryScript = client.getScript(ByteArrayCodec.INSTANCE);
     }
 
     /** On a client that the caller keeps and shuts down. */
@@ -56,6 +61,15 @@ final class ScriptRunner implements AutoCloseable {
      * exception's class.
      */
     <R> R run(LuaScript lua, RScript.ReturnType type, String key, List<Object> keys, Object... args) {
+        return runOn(textScript, lua, type, key, keys, args);
+    }
+
+    /** As {@link #run(LuaScript, RScript.ReturnType, String, List, Object...)}, the script's one argument an array. */
+    <R> R run(LuaScript lua, RScript.ReturnType type, String key, List<Object> keys, ScriptArguments args) {
+        return runOn(binaryScript, lua, type, key, keys, args.toBytes());
+    }
+
+    private <R> R runOn(RScript script, LuaScript lua, RScript.ReturnType type, String key, List<Object> keys, Object... args) {
         try {
             return lua.run(script, type, key, keys, args);
         } catch (RedisOutOfMemoryException e) {

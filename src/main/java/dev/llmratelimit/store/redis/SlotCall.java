@@ -56,13 +56,14 @@ final class SlotCall {
     }
 
     /**
-     * The {@code admit.lua} arguments of a group that no request changes, as JSON text: those before
+     * The {@code admit.lua} arguments of a group that no request changes, written once: those before
      * its increments, each dimension's letter and limit, and its sharing. Kept per group of a layout
      * (written by whichever request needs them first; each is immutable) and used while the group
      * holds the same window, limits, enforcement and sharing.
      */
     private record ConstantArguments(GroupWindow window, Limits limits, Enforcement enforcement, PoolSharing sharing,
-                                     String head, List<Dimension> dimensions, String[] dimensionHeads, String tail) {
+                                     ScriptArguments.Fragment head, List<Dimension> dimensions,
+                                     ScriptArguments.Fragment[] dimensionHeads, ScriptArguments.Fragment tail) {
 
         boolean describes(CounterGroup group) {
             return window == group.window() && limits == group.limits() && enforcement == group.enforcement()
@@ -139,7 +140,7 @@ final class SlotCall {
         return (String) keys.get(0);
     }
 
-    Object[] admitArgs() {
+    ScriptArguments admitArgs() {
         List<CounterGroup> groups = subPlan.groups();
         ScriptArguments args = new ScriptArguments()
                 .add(subPlan.requestId())
@@ -149,17 +150,17 @@ final class SlotCall {
             CounterGroup group = groups.get(i);
             ConstantArguments constant = constantArguments(i, group);
             Increments add = group.increments();
-            args.json(constant.head())
+            args.add(constant.head())
                     .add(add.micros())
                     .add(add.slot())
                     .add(constant.dimensions().size());
             for (int d = 0; d < constant.dimensions().size(); d++) {
-                args.json(constant.dimensionHeads()[d])
+                args.add(constant.dimensionHeads()[d])
                         .add(add.of(constant.dimensions().get(d)));
             }
-            args.json(constant.tail());
+            args.add(constant.tail());
         }
-        return args.toArray();
+        return args;
     }
 
     private ConstantArguments constantArguments(int i, CounterGroup group) {
@@ -182,7 +183,7 @@ final class SlotCall {
                 .add(enforcement.threshold());
         List<Dimension> dimensions = dimensionsOf(group);
         PoolSharing sharing = group.sharing();
-        String[] dimensionHeads = new String[dimensions.size()];
+        ScriptArguments.Fragment[] dimensionHeads = new ScriptArguments.Fragment[dimensions.size()];
         for (int d = 0; d < dimensionHeads.length; d++) {
             Dimension dimension = dimensions.get(d);
             dimensionHeads[d] = new ScriptArguments()
@@ -214,7 +215,7 @@ final class SlotCall {
         }
     }
 
-    Object[] settleArgs(Settlement settlement) {
+    ScriptArguments settleArgs(Settlement settlement) {
         List<CounterGroup> groups = subPlan.groups();
         ScriptArguments args = new ScriptArguments()
                 .add(subPlan.requestId())
@@ -232,13 +233,13 @@ final class SlotCall {
             List<Dimension> dimensions = dimensionsOf(group);
             args.add(dimensions.size());
             for (Dimension dimension : dimensions) {
-                args.add(String.valueOf(dimension.field()))
+                args.add(dimension.field() + layout.suffix[i])
                         .add(add.of(dimension))
                         .add(dimension.isTokens() && group.limits().limits(dimension))
                         .add(settlement.used(dimension));
             }
         }
-        return args.toArray();
+        return args;
     }
 
     /**

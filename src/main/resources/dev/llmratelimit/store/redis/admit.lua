@@ -4,15 +4,15 @@
 -- apply every group's increments; the request id's marker keeps the decision's time.
 -- Runs after window.lua.
 -- KEYS     the groups' hashes, slot sets and lease sets, then last the request's marker
--- ARGV     one JSON array (decoded into ARGS): request id, lease ms, group count, then per group:
---          hash index in KEYS (0: none), slot set index (0: none), lease set index (0: none), field
---          suffix, window ms (0: a period or no window), sliding (1/0), period end ms (0: none),
---          model group (1/0), limits parallel, micros (-1: none), enforcement (0 always, 1 when the
---          model is saturated, 2 tracked), threshold, increments micros, slot (1/0), then the number
---          of its windowed dimensions and per dimension: its counter's field (letter and suffix), limit (-1: none; a
---          work-conserving pool's: the model's), increment; then the number of the model's pools
---          for a work-conserving pool (else 0) and if any: the activity hash's index in KEYS, this
---          pool's place (1-based), each pool's name and share
+-- ARGV     one MessagePack array (decoded into ARGS): request id, lease ms, group count, then
+--          per group: hash index in KEYS (0: none), slot set index (0: none), lease set index (0:
+--          none), field suffix, window ms (0: a period or no window), sliding (1/0), period end ms
+--          (0: none), model group (1/0), limits parallel, micros (-1: none), enforcement (0 always,
+--          1 when the model is saturated, 2 tracked), threshold, increments micros, slot (1/0), then
+--          the number of its windowed dimensions and per dimension: its counter's field (letter and
+--          suffix), limit (-1: none; a work-conserving pool's: the model's), increment; then the
+--          number of the model's pools for a work-conserving pool (else 0) and if any: the activity
+--          hash's index in KEYS, this pool's place (1-based), each pool's name and share
 -- Returns  {refused group (0 admitted, -1 the request id was already decided or cancelled),
 --          refused dimension (1 requests, 2 tokens, 3 input tokens, 4 output tokens, 5 parallel,
 --          6 money), then per group: per windowed dimension its count and the previous window's,
@@ -20,8 +20,8 @@
 --          work-conserving pool per pool 1 if it was active, else 0}
 -- A budget's reservations whose lease ended are given back first, at most SWEEP per budget and
 -- decision (every decision on the budget sweeps, so they never pile up).
--- Cost: the arguments come as one JSON array (one argument is cheaper to send than forty, and
--- cjson.decode makes its numbers numbers in C); a group is one Lua array (below), its other
+-- Cost: the arguments come as one MessagePack array (one argument is cheaper to send than forty,
+-- and cmsgpack.unpack makes its numbers numbers in C); a group is one Lua array (below), its other
 -- arguments read where they are used, only when the group has what they describe. Counter fields
 -- come whole in the arguments, library functions are locals and loops numeric: each string built,
 -- global looked up or iterator called is interpreted work on every decision.
@@ -29,7 +29,7 @@ local call, tonumber, unpack, max, min, floor = redis.call, tonumber, unpack, ma
 local SWEEP = 64
 local PARALLEL = 5
 local MONEY = 6
-local ARGS = cjson.decode(ARGV[1])
+local ARGS = cmsgpack.unpack(ARGV[1])
 local requestId = ARGS[1]
 local lease = ARGS[2]
 local n = ARGS[3]

@@ -16,13 +16,14 @@
 -- already (exactly one ZREM of its member succeeds), and the cost is spent ('m'), once: -1 spends
 -- the worst case reserved.
 -- KEYS     as admit.lua: the groups' hashes, slot sets and lease sets, then the marker
--- ARGV     one JSON array (decoded into ARGS): request id, lease ms, group count, micros (-1:
+-- ARGV     one MessagePack array (decoded into ARGS): request id, lease ms, group count, micros (-1:
 --          keep), cancel (1/0), no record (0 nothing, 1 late, 2 unanswered), then per group: hash
 --          index, slot set index, lease set index, field suffix, window ms, sliding, period end,
 --          increments micros, counts money (1/0), then the number of its windowed dimensions and
---          per dimension: field letter, increment, settles (1/0: the usage replaces the
---          increment), usage (-1: keep the increment)
-local ARGS = cjson.decode(ARGV[1])
+--          per dimension: its counter's field (letter and suffix), increment, settles (1/0: the
+--          usage replaces the increment), usage (-1: keep the increment)
+local call, tonumber, unpack = redis.call, tonumber, unpack
+local ARGS = cmsgpack.unpack(ARGV[1])
 local requestId = ARGS[1]
 local lease = ARGS[2]
 local n = ARGS[3]
@@ -32,13 +33,13 @@ local late = ARGS[6] ~= 0
 local unanswered = ARGS[6] == 2
 local markerKey = KEYS[#KEYS]
 
-local marker = redis.call('GETDEL', markerKey)
+local marker = call('GETDEL', markerKey)
 if marker == 'x' then
-    redis.call('SET', markerKey, 'x', 'PX', lease)        -- the tombstone stays for a late admit.lua
+    call('SET', markerKey, 'x', 'PX', lease)        -- the tombstone stays for a late admit.lua
     return 0
 end
 if not marker and cancel then
-    redis.call('SET', markerKey, 'x', 'PX', lease)
+    call('SET', markerKey, 'x', 'PX', lease)
     return 0
 end
 if not marker and not late then
@@ -106,7 +107,7 @@ for i = 1, n do
     local dims = ARGS[at + 10]
     a = a + 10 + 4 * dims
     if slots > 0 then
-        redis.call('ZREM', KEYS[slots], requestId)
+        call('ZREM', KEYS[slots], requestId)
     end
     if hash > 0 then
         local key = KEYS[hash]
@@ -115,7 +116,7 @@ for i = 1, n do
         if ARGS[at + 9] == 1 then
             local leases = ARGS[at + 3]
             if leases > 0 and incMic > 0
-                and redis.call('ZREM', KEYS[leases], string.format('%d', incMic) .. ':' .. requestId) == 1 then
+                and call('ZREM', KEYS[leases], string.format('%d', incMic) .. ':' .. requestId) == 1 then
                 addClamped(key, 'mr' .. s, -incMic)
             end
             if not cancel then
@@ -124,18 +125,18 @@ for i = 1, n do
                     spent = incMic
                 end
                 -- a budget's period: its hash lives to the period's end plus the lease
-                redis.call('PEXPIREAT', key, string.format('%d', ARGS[at + 7] + lease))
+                call('PEXPIREAT', key, string.format('%d', ARGS[at + 7] + lease))
                 addClamped(key, 'm' .. s, spent)
             end
         else
-            -- per dimension: field letter, increment, settles, usage
+            -- per dimension: field, increment, settles, usage
             for d = at + 11, at + 7 + 4 * dims, 4 do
                 local inc = ARGS[d + 1]
                 local usage = ARGS[d + 3]
                 local settled = ARGS[d + 2] == 1 and usage >= 0
                 if cancel then
                     if applied then
-                        change(hash, at, ARGS[d] .. s, -inc, false)
+                        change(hash, at, ARGS[d], -inc, false)
                     end
                 elseif applied or not unanswered then
                     local reserved = 0
@@ -143,12 +144,12 @@ for i = 1, n do
                         reserved = inc
                     end
                     if settled then
-                        change(hash, at, ARGS[d] .. s, usage - reserved, reserved == 0)
+                        change(hash, at, ARGS[d], usage - reserved, reserved == 0)
                     end
                 elseif settled then
-                    change(hash, at, ARGS[d] .. s, usage, true)
+                    change(hash, at, ARGS[d], usage, true)
                 else
-                    change(hash, at, ARGS[d] .. s, inc, true)
+                    change(hash, at, ARGS[d], inc, true)
                 end
             end
         end
@@ -156,7 +157,8 @@ for i = 1, n do
 end
 
 -- Each rolling hash: one HMGET, a roll if a live change finds the window ended, one HSET.
-for _, index in ipairs(changeOrder) do
+for o = 1, #changeOrder do
+    local index = changeOrder[o]
     local key = KEYS[index]
     local list = changes[index]
     local firstAt = list[1]
@@ -170,7 +172,7 @@ for _, index in ipairs(changeOrder) do
         end
         needsLive = needsLive or list[c + 3]
     end
-    local read = redis.call('HMGET', key, unpack(fields))
+    local read = call('HMGET', key, unpack(fields))
     local liveEnd = tonumber(read[1])
     local values = {}
     for f = 2, #fields do
@@ -220,10 +222,10 @@ for _, index in ipairs(changeOrder) do
         for v = 2, w, 2 do
             written[v] = string.format('%d', values[written[v - 1]])
         end
-        redis.call('HSET', key, unpack(written))
+        call('HSET', key, unpack(written))
     end
 end
 if not marker then
-    redis.call('SET', markerKey, 'x', 'PX', lease)     -- a late or unanswered one, sent again, counts nothing
+    call('SET', markerKey, 'x', 'PX', lease)     -- a late or unanswered one, sent again, counts nothing
 end
 return 1
