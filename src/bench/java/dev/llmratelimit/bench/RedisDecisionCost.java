@@ -16,9 +16,10 @@ import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisNodes;
 import org.redisson.api.redisnode.RedisSingle;
-import org.redisson.client.codec.StringCodec;
+import org.redisson.client.codec.ByteArrayCodec;
 import org.redisson.config.Config;
 
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -38,8 +39,8 @@ final class RedisDecisionCost implements AutoCloseable {
 
     /**
      * The shape of {@code admit.lua} for the benchmark's plan (model and pool): two keys (the model's
-     * hash and the request's marker), one argument (a JSON array of its 3 + 2 x 17 figures, the
-     * benchmark's limits being 11 digits), a reply of 2 + 2 x 8 integers.
+     * hash and the request's marker), one argument (a MessagePack array of its 3 + 2 x 17 figures,
+     * here all 64-bit integers, so at least as long as the real one), a reply of 2 + 2 x 8 integers.
      */
     private static final String NO_OP_SCRIPT = "return {" + String.join(", ", Arrays.asList(zeros(18))) + "}";
     private static final Usage USAGE = new Usage(10, 20, 0);
@@ -70,10 +71,10 @@ final class RedisDecisionCost implements AutoCloseable {
                 RedisAdmissionStore.using(client, "bench-wc:"));
         calls.put(DECIDE_WORK_CONSERVING, () -> workConserving.admit(request));
 
-        RScript script = client.getScript(StringCodec.INSTANCE);
+        RScript script = client.getScript(ByteArrayCodec.INSTANCE);
         String sha = script.scriptLoad(NO_OP_SCRIPT);
         List<Object> keys = List.of("bench-noop:{gpt-4o}", "bench-noop:{gpt-4o}:req:1");
-        Object[] args = {"[" + String.join(",", java.util.Collections.nCopies(3 + 2 * 17, "10000000000")) + "]"};
+        Object[] args = {noOpArgument(3 + 2 * 17)};
         Runnable noOp = () -> script.evalSha("bench-noop:{gpt-4o}", RScript.Mode.READ_WRITE, sha,
                 RScript.ReturnType.MULTI, keys, args);
         calls.put(NO_OP_TWICE, () -> {
@@ -103,6 +104,15 @@ final class RedisDecisionCost implements AutoCloseable {
     static final String NO_OP_TWICE = "no-op Lua script, 2 round trips";
     static final String NO_OP = "no-op Lua script, 1 round trip (EVALSHA, Redisson, same codec)";
     static final String BUCKET4J = "Bucket4j Redisson proxy, 2 buckets";
+
+    /** A MessagePack array (header 0xdc) of {@code count} 64-bit integers (0xd3, 8 bytes) of 10^10. */
+    private static byte[] noOpArgument(int count) {
+        ByteBuffer bytes = ByteBuffer.allocate(3 + 9 * count).put((byte) 0xdc).putShort((short) count);
+        for (int i = 0; i < count; i++) {
+            bytes.put((byte) 0xd3).putLong(10_000_000_000L);
+        }
+        return bytes.array();
+    }
 
     private static String[] zeros(int count) {
         String[] zeros = new String[count];
@@ -186,7 +196,8 @@ final class RedisDecisionCost implements AutoCloseable {
                         + "Throughput: " + BenchSettings.REDIS_THREADS + " client threads sharing a fixed number of calls "
                         + "(a call of a two-step variant is both steps). A request is `admit` (one `admit.lua`) and, after "
                         + "the call, settling its usage (one `settle.lua`); its floor is two round trips of a no-op script "
-                        + "with `admit.lua`'s keys, an argument of its size (one JSON array) and its reply shape, that of the decision alone one. "
+                        + "with `admit.lua`'s keys, an argument at least its size (one MessagePack array of 64-bit "
+                        + "integers, through the same byte-array codec) and its reply shape, that of the decision alone one. "
                         + "Bucket4j's proxy manager is compare-and-swap based (a read and a CAS script per bucket), two "
                         + "buckets per decision (requests, then tokens). Throughput is the median over the rounds.");
         List<List<String>> rows = new ArrayList<>();
