@@ -18,7 +18,10 @@ import java.util.stream.Stream;
  * A real {@code redis-server} process on a loopback port, without persistence, that can be stopped
  * and started again on the same port. The binary is {@code redis-server} from the PATH, else the
  * one shipped in the embedded-redis test artifact. A JVM shutdown hook kills whatever is still
- * running.
+ * running. The process runs in a session of its own ({@code setsid}, when on the PATH): Linux then
+ * schedules it as its own group, as a Redis service would be, rather than as one thread among the
+ * JVM's (a benchmark's 16 client threads would otherwise starve it and charge the script's work
+ * several times over).
  */
 public final class RedisServer implements AutoCloseable {
 
