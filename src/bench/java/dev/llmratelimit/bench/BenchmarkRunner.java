@@ -51,7 +51,7 @@ public final class BenchmarkRunner {
         List<StoreFaults.Result> faults;
         StoreFaults storeFaults;
         String redisVersion;
-        try (RedisServer redis = RedisServer.startNew()) {
+        try (RedisServer redis = RedisServer.startAsService()) {
             redisVersion = redisVersion(redis);
             progress("decision cost, Redis store", started);
             try (RedisDecisionCost redisCost = new RedisDecisionCost(settings, redis.address())) {

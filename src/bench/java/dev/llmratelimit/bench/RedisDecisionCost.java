@@ -39,10 +39,10 @@ final class RedisDecisionCost implements AutoCloseable {
 
     /**
      * The shape of {@code admit.lua} for the benchmark's plan (model and pool): two keys (the model's
-     * hash and the request's marker), one argument (a MessagePack array of its 3 + 2 x 17 figures,
-     * here all 64-bit integers, so at least as long as the real one), a reply of 2 + 2 x 8 integers.
+     * hash and the request's marker), one argument (a MessagePack array of its 3 + 2 x 22 figures,
+     * here all 64-bit integers, so longer than the real one), a reply of 2 + 2 x 9 integers.
      */
-    private static final String NO_OP_SCRIPT = "return {" + String.join(", ", Arrays.asList(zeros(18))) + "}";
+    private static final String NO_OP_SCRIPT = "return {" + String.join(", ", Arrays.asList(zeros(20))) + "}";
     private static final Usage USAGE = new Usage(10, 20, 0);
 
     record Result(String name, LatencySamples latencies, List<Double> throughputs) {
@@ -74,7 +74,7 @@ final class RedisDecisionCost implements AutoCloseable {
         RScript script = client.getScript(ByteArrayCodec.INSTANCE);
         String sha = script.scriptLoad(NO_OP_SCRIPT);
         List<Object> keys = List.of("bench-noop:{gpt-4o}", "bench-noop:{gpt-4o}:req:1");
-        Object[] args = {noOpArgument(3 + 2 * 17)};
+        Object[] args = {noOpArgument(3 + 2 * 22)};
         Runnable noOp = () -> script.evalSha("bench-noop:{gpt-4o}", RScript.Mode.READ_WRITE, sha,
                 RScript.ReturnType.MULTI, keys, args);
         calls.put(NO_OP_TWICE, () -> {

@@ -45,13 +45,13 @@ final class SinglePart {
     }
 
     private static void outbound(BenchSettings settings, Report report) throws Exception {
-        try (RedisServer redis = RedisServer.startNew()) {
+        try (RedisServer redis = RedisServer.startAsService()) {
             OutboundCost.write(report, new OutboundCost(settings, redis.address()).measure());
         }
     }
 
     private static void redisDecision(BenchSettings settings, Report report) throws Exception {
-        try (RedisServer redis = RedisServer.startNew();
+        try (RedisServer redis = RedisServer.startAsService();
                 RedisDecisionCost cost = new RedisDecisionCost(settings, redis.address())) {
             RedisDecisionCost.write(report, cost.measure(), BenchmarkRunner.redisVersion(redis));
         }

@@ -18,10 +18,7 @@ import java.util.stream.Stream;
  * A real {@code redis-server} process on a loopback port, without persistence, that can be stopped
  * and started again on the same port. The binary is {@code redis-server} from the PATH, else the
  * one shipped in the embedded-redis test artifact. A JVM shutdown hook kills whatever is still
- * running. The process runs in a session of its own ({@code setsid}, when on the PATH): Linux then
- * schedules it as its own group, as a Redis service would be, rather than as one thread among the
- * JVM's (a benchmark's 16 client threads would otherwise starve it and charge the script's work
- * several times over).
+ * running.
  */
 public final class RedisServer implements AutoCloseable {
 
@@ -30,11 +27,17 @@ public final class RedisServer implements AutoCloseable {
     private final int port;
     private final List<String> extraArgs;
     private final Path directory;
+    private final boolean ownSession;
     private volatile Process process;
 
     public RedisServer(int port, List<String> extraArgs) {
+        this(port, extraArgs, false);
+    }
+
+    private RedisServer(int port, List<String> extraArgs, boolean ownSession) {
         this.port = port;
         this.extraArgs = List.copyOf(extraArgs);
+        this.ownSession = ownSession;
         try {
             this.directory = Files.createTempDirectory(Path.of("target"), "redis-" + port + "-");
         } catch (IOException e) {
@@ -46,6 +49,19 @@ public final class RedisServer implements AutoCloseable {
     /** Starts a server on a free port. */
     public static RedisServer startNew() {
         RedisServer server = new RedisServer(freePort(), List.of());
+        server.start();
+        return server;
+    }
+
+    /**
+     * Starts a server on a free port in a session of its own ({@code setsid}, when on the PATH), for
+     * benchmarks: Linux then schedules it as its own group, as a Redis service would be, rather than
+     * as one more thread of the JVM's group, where a benchmark's 16 client threads would starve it and
+     * charge each microsecond of script work several times over. A terminal's Ctrl-C no longer
+     * reaches it; the JVM's shutdown hook still stops it.
+     */
+    public static RedisServer startAsService() {
+        RedisServer server = new RedisServer(freePort(), List.of(), true);
         server.start();
         return server;
     }
@@ -68,7 +84,9 @@ public final class RedisServer implements AutoCloseable {
         }
         wipe(directory);
         List<String> command = new ArrayList<>();
-        onPath("setsid").ifPresent(setsid -> command.add(setsid.toString()));
+        if (ownSession) {
+            onPath("setsid").ifPresent(setsid -> command.add(setsid.toString()));
+        }
         command.addAll(List.of(binary().toString(),
                 "--port", Integer.toString(port), "--bind", "127.0.0.1",
                 "--save", "", "--appendonly", "no", "--dir", directory.toAbsolutePath().toString()));
@@ -213,7 +231,6 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    /** {@code redis-server} from the PATH, else the embedded-redis artifact's Linux binary. */
     /** An executable of this name on the PATH. */
     private static Optional<Path> onPath(String name) {
         for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
@@ -225,6 +242,7 @@ public final class RedisServer implements AutoCloseable {
         return Optional.empty();
     }
 
+    /** {@code redis-server} from the PATH, else the embedded-redis artifact's Linux binary. */
     static synchronized Path binary() {
         Optional<Path> installed = onPath("redis-server");
         if (installed.isPresent()) {

@@ -6,7 +6,7 @@ import java.util.Arrays;
 /**
  * The arguments of one {@code admit.lua} or {@code settle.lua} call, written as one MessagePack
  * array and sent as the script's only argument: the script decodes it in one C call
- * ({@code cmsgpack.unpack}, part of every Redis since 2.6), numbers already numbers. Per argument,
+ * ({@code cmsgpack.unpack}, bundled with Redis), numbers already numbers. Per argument,
  * Redisson's encoding and Redis's parsing of a separate argument cost more than the whole decode,
  * so a call of 40 figures is one argument; MessagePack rather than JSON because its numbers are
  * written and read as binary, not digits, and its strings need no escaping.
