@@ -12,6 +12,7 @@ public final class Increments {
     private final long[] windowed;
     private final long micros;
     private final boolean slot;
+    private final boolean reservesTokens;
 
     /** @param windowed one figure per {@link Dimension#WINDOWED}, in its order */
     public Increments(long[] windowed, long micros, boolean slot) {
@@ -19,11 +20,14 @@ public final class Increments {
             throw new IllegalArgumentException("One increment per windowed dimension");
         }
         this.windowed = new long[windowed.length];
+        boolean tokens = false;
         for (int i = 0; i < windowed.length; i++) {
             this.windowed[i] = Saturating.clamp(windowed[i]);
+            tokens |= i != Dimension.REQUESTS.index() && this.windowed[i] > 0;
         }
         this.micros = Saturating.clamp(micros);
         this.slot = slot;
+        this.reservesTokens = tokens;
     }
 
     /** Requests and tokens (as {@code rate-limit-type} counts them), no input or output tokens. */
@@ -53,12 +57,7 @@ public final class Increments {
 
     /** Whether any kind of tokens is reserved. */
     public boolean reservesTokens() {
-        for (Dimension dimension : Dimension.WINDOWED) {
-            if (dimension.isTokens() && windowed[dimension.index()] > 0) {
-                return true;
-            }
-        }
-        return false;
+        return reservesTokens;
     }
 
     @Override

@@ -14,6 +14,9 @@ public final class Limits {
     public static final Limits UNLIMITED = new Limits(NONE, NONE, NONE, NONE);
 
     private final long[] windowed;
+    /** The windowed dimensions limited, in index order: all a rule, a store or the headers visit. */
+    private final Dimension[] limited;
+    private final boolean limitsAnyTokens;
     private final long parallel;
     private final long micros;
 
@@ -23,6 +26,17 @@ public final class Limits {
             throw new IllegalArgumentException("One limit per windowed dimension");
         }
         this.windowed = windowed.clone();
+        Dimension[] found = new Dimension[windowed.length];
+        int count = 0;
+        boolean tokens = false;
+        for (Dimension dimension : Dimension.WINDOWED) {
+            if (this.windowed[dimension.index()] >= 0) {
+                found[count++] = dimension;
+                tokens |= dimension.isTokens();
+            }
+        }
+        this.limited = count == found.length ? found : Arrays.copyOf(found, count);
+        this.limitsAnyTokens = tokens;
         this.parallel = parallel;
         this.micros = micros;
     }
@@ -58,22 +72,25 @@ public final class Limits {
 
     /** Whether any kind of tokens is limited. */
     public boolean limitsAnyTokens() {
-        for (Dimension dimension : Dimension.WINDOWED) {
-            if (dimension.isTokens() && limits(dimension)) {
-                return true;
-            }
-        }
-        return false;
+        return limitsAnyTokens;
     }
 
     /** Whether any windowed dimension is limited (the group needs a window). */
     public boolean limitsWindowed() {
-        for (long limit : windowed) {
-            if (limit >= 0) {
-                return true;
-            }
-        }
-        return false;
+        return limited.length > 0;
+    }
+
+    /** How many windowed dimensions are limited. */
+    public int limitedCount() {
+        return limited.length;
+    }
+
+    /**
+     * The {@code k}th limited windowed dimension, in index order ({@code k < limitedCount()}): loops
+     * over these visit only what the group limits.
+     */
+    public Dimension limited(int k) {
+        return limited[k];
     }
 
     public boolean limitsParallel() {
@@ -116,10 +133,8 @@ public final class Limits {
     @Override
     public String toString() {
         StringBuilder text = new StringBuilder("Limits[");
-        for (Dimension dimension : Dimension.WINDOWED) {
-            if (limits(dimension)) {
-                text.append(dimension.configName()).append('=').append(of(dimension)).append(", ");
-            }
+        for (Dimension dimension : limited) {
+            text.append(dimension.configName()).append('=').append(of(dimension)).append(", ");
         }
         return text.append("parallel=").append(parallel).append(", micros=").append(micros).append(']').toString();
     }

@@ -49,8 +49,9 @@ public final class PlanRule {
     /** The first dimension of the group whose limit fails, {@code null} when all pass. */
     private static Dimension failing(CounterGroup group, GroupCounts c) {
         Limits limits = group.limits();
-        for (Dimension dimension : Dimension.WINDOWED) {
-            if (limits.limits(dimension) && effective(group, c, dimension) > allowance(group, dimension)) {
+        for (int k = 0; k < limits.limitedCount(); k++) {
+            Dimension dimension = limits.limited(k);
+            if (effective(group, c, dimension) > allowance(group, dimension)) {
                 return dimension;
             }
         }
@@ -82,7 +83,9 @@ public final class PlanRule {
     }
 
     static long effective(CounterGroup group, GroupCounts c, Dimension dimension) {
-        return effective(group.window(), c.current(dimension), c.previous(dimension), c.remainingMillis());
+        GroupWindow window = group.window();
+        return window.sliding() ? effective(window, c.current(dimension), c.previous(dimension), c.remainingMillis())
+                : c.current(dimension);
     }
 
     /** The highest saturation over every model group of the plan (one per window length); 0 without one. */
@@ -98,7 +101,8 @@ public final class PlanRule {
     public static double saturation(CounterGroup model, GroupCounts c) {
         Limits limits = model.limits();
         double saturation = 0.0;
-        for (Dimension dimension : Dimension.WINDOWED) {
+        for (int k = 0; k < limits.limitedCount(); k++) {
+            Dimension dimension = limits.limited(k);
             long limit = limits.of(dimension);
             if (limit > 0) {
                 saturation = Math.max(saturation, (double) effective(model, c, dimension) / limit);

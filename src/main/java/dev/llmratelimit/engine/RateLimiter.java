@@ -201,7 +201,7 @@ public final class RateLimiter {
 
     private RequestId requestId(AdmissionRequest request) {
         return request.requestId() != null ? RequestId.of(request.requestId())
-                : RequestId.numbered(instanceId, nextRequest.incrementAndGet());
+                : RequestId.numbered(instanceId, nextRequest);
     }
 
     private long lease(AdmissionRequest request) {

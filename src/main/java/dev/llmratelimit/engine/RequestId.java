@@ -2,6 +2,8 @@ package dev.llmratelimit.engine;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Names one decision. Stores that name decisions outside this JVM (Redis markers, database rows,
@@ -14,43 +16,63 @@ import java.lang.invoke.VarHandle;
 public final class RequestId {
 
     private static final VarHandle KEPT;
+    private static final VarHandle NAMED;
 
     static {
         try {
-            KEPT = MethodHandles.lookup().findVarHandle(RequestId.class, "kept", Object.class);
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            KEPT = lookup.findVarHandle(RequestId.class, "kept", Object.class);
+            NAMED = lookup.findVarHandle(RequestId.class, "named", String.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
+    /** The name a caller gave, {@code null} for an id of an instance. */
+    private final String given;
     private final String prefix;
-    private final long number;
-    private String value;
+    /** Where an id of an instance draws its number when it is first named. */
+    private final AtomicLong numbers;
+    private final int hash;
+    /** An instance id's name once built (through {@link #NAMED}: set once, by compare-and-set). */
+    @SuppressWarnings("unused") // through NAMED
+    private String named;
     @SuppressWarnings("unused") // through KEPT
     private volatile Object kept;
     private volatile RequestId[] parts;
 
-    private RequestId(String prefix, long number, String value) {
+    private RequestId(String given, String prefix, AtomicLong numbers, int hash) {
+        this.given = given;
         this.prefix = prefix;
-        this.number = number;
-        this.value = value;
+        this.numbers = numbers;
+        this.hash = hash;
     }
 
     /** The id a caller or a test gave. */
     public static RequestId of(String value) {
-        return new RequestId(null, 0, java.util.Objects.requireNonNull(value, "request id"));
+        String given = java.util.Objects.requireNonNull(value, "request id");
+        return new RequestId(given, null, null, given.hashCode());
     }
 
-    /** The {@code number}th id of an instance: {@code prefix:number} in base 36, built only when asked for. */
-    static RequestId numbered(String prefix, long number) {
-        return new RequestId(prefix, number, null);
+    /**
+     * An id of an instance, named {@code prefix:number} (the number in base 36, the next of
+     * {@code numbers}) only when a store asks for its name: a decision that never leaves this JVM
+     * costs no shared counter.
+     */
+    static RequestId numbered(String prefix, AtomicLong numbers) {
+        return new RequestId(null, prefix, numbers, ThreadLocalRandom.current().nextInt());
     }
 
     public String value() {
-        String built = value;
+        if (given != null) {
+            return given;
+        }
+        String built = (String) NAMED.getAcquire(this);
         if (built == null) {
-            built = prefix + ':' + Long.toString(number, 36);
-            value = built;
+            built = prefix + ':' + Long.toString(numbers.incrementAndGet(), 36);
+            if (!NAMED.compareAndSet(this, (String) null, built)) {
+                built = (String) NAMED.getAcquire(this);   // another thread named it first: one name for life
+            }
         }
         return built;
     }
@@ -66,7 +88,7 @@ public final class RequestId {
             parts = known;
         }
         if (known[index] == null) {
-            known[index] = new RequestId(prefix, number, value);
+            known[index] = new RequestId(value(), null, null, hash);
         }
         return known[index];
     }
@@ -83,11 +105,11 @@ public final class RequestId {
 
     /**
      * Ids are equal only to themselves (a decision is one object, wherever its plan goes); the hash
-     * is cheap and never builds the name.
+     * never builds the name.
      */
     @Override
     public int hashCode() {
-        return prefix == null ? value.hashCode() : Long.hashCode(number * 0x9E3779B97F4A7C15L);
+        return hash;
     }
 
     @Override

@@ -52,36 +52,38 @@ public final class VerdictFigures {
 
     /** The headers' figures: per dimension the tightest of the model's limits and an enforced pool's. */
     private static Verdict admitted(Plan plan, GroupCounts[] counts, double saturation) {
-        boolean strict = strict(plan, saturation);
         int model = plan.modelIndex();
         long[] limits = Verdict.noFigures();
         long[] remaining = Verdict.noFigures();
-        if (model < 0) {
-            return new Verdict(null, strict, saturation, limits, remaining, firstRemaining(counts),
-                    BudgetFigures.of(plan, counts), plan.sharing());
-        }
+        boolean strict = false;
         for (int i = 0; i < counts.length; i++) {
             CounterGroup group = plan.group(i);
-            if (group.kind() != GroupKind.MODEL && !headlinePool(group, saturation)) {
-                continue;
-            }
-            for (Dimension dimension : Dimension.WINDOWED) {
-                if (!group.limits().limits(dimension)) {
-                    continue;
-                }
-                long limit = group.limits().of(dimension);
-                long used = PlanRule.effective(group, counts[i], dimension);
-                long left = dimension == Dimension.REQUESTS ? limit - used - 1
-                        : Math.max(0, limit - used - group.increments().of(dimension));
-                int d = dimension.index();
-                if (limits[d] < 0 || left <= remaining[d]) {
-                    limits[d] = limit;
-                    remaining[d] = left;
-                }
+            boolean headline = headlinePool(group, saturation);
+            strict |= headline;
+            if (model >= 0 && (headline || group.kind() == GroupKind.MODEL)) {
+                tightest(group, counts[i], limits, remaining);
             }
         }
-        return new Verdict(null, strict, saturation, limits, remaining, counts[model].remainingMillis(),
-                BudgetFigures.of(plan, counts), plan.sharing());
+        long reset = model < 0 ? firstRemaining(counts) : counts[model].remainingMillis();
+        return new Verdict(null, strict, saturation, limits, remaining, reset, BudgetFigures.of(plan, counts),
+                plan.sharing());
+    }
+
+    /** Per dimension the group limits, its limit and what is left of it where that is the tightest so far. */
+    private static void tightest(CounterGroup group, GroupCounts counts, long[] limits, long[] remaining) {
+        Limits groupLimits = group.limits();
+        for (int k = 0; k < groupLimits.limitedCount(); k++) {
+            Dimension dimension = groupLimits.limited(k);
+            long limit = groupLimits.of(dimension);
+            long used = PlanRule.effective(group, counts, dimension);
+            long left = dimension == Dimension.REQUESTS ? limit - used - 1
+                    : Math.max(0, limit - used - group.increments().of(dimension));
+            int d = dimension.index();
+            if (limits[d] < 0 || left <= remaining[d]) {
+                limits[d] = limit;
+                remaining[d] = left;
+            }
+        }
     }
 
     private static long firstRemaining(GroupCounts[] counts) {

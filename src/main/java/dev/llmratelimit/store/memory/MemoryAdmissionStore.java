@@ -7,6 +7,7 @@ import dev.llmratelimit.engine.GroupCounts;
 import dev.llmratelimit.engine.GroupKind;
 import dev.llmratelimit.engine.GroupWindow;
 import dev.llmratelimit.engine.Increments;
+import dev.llmratelimit.engine.Limits;
 import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.ModelGroups;
 import dev.llmratelimit.engine.Plan;
@@ -171,10 +172,10 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         Increments add = group.increments();
         if (group.window().counts()) {
             long[] live = field.live;
-            for (Dimension dimension : Dimension.WINDOWED) {
-                if (group.limits().limits(dimension)) {
-                    CounterCell.add(live, dimension.index(), add.of(dimension));
-                }
+            Limits limits = group.limits();
+            for (int k = 0; k < limits.limitedCount(); k++) {
+                Dimension dimension = limits.limited(k);
+                CounterCell.add(live, dimension.index(), add.of(dimension));
             }
             if (add.micros() > 0) {
                 cell.reserve(field, plan.requestId(), add.micros(), leaseEnd);
@@ -195,11 +196,15 @@ public final class MemoryAdmissionStore implements AdmissionStore {
     public void settle(Plan plan, Settlement settlement, Clock engineClock, long engineNow) {
         long now = engineClock == clock ? engineNow : clock.millis();
         long[] applied = takeRecord(plan, now);
-        PlanGroups groups = plan.groups();
-        long changing = applied == null ? ALL_GROUPS : changing(groups, settlement);
-        if (changing == 0) {
-            return;
+        long changing = applied == null ? ALL_GROUPS : changing(plan.groups(), settlement);
+        if (changing != 0) {
+            settle(plan, settlement, now, applied, changing);
         }
+    }
+
+    /** Settles the groups in {@code changing} under their locks; {@code applied} is the decision's record, if taken. */
+    private void settle(Plan plan, Settlement settlement, long now, long[] applied, long changing) {
+        PlanGroups groups = plan.groups();
         Cells cells = lock(groups, changing);
         CounterCell[] held = cells.byGroup();
         CounterCell.Field[] fields = cells.fields();
@@ -280,8 +285,10 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             return true;
         }
         if (group.window().counts()) {
-            for (Dimension dimension : Dimension.TOKEN_DIMENSIONS) {
-                if (group.limits().limits(dimension) && settlement.delta(dimension, group.increments().of(dimension)) != 0) {
+            Limits limits = group.limits();
+            for (int k = 0; k < limits.limitedCount(); k++) {
+                Dimension dimension = limits.limited(k);
+                if (dimension.isTokens() && settlement.delta(dimension, group.increments().of(dimension)) != 0) {
                     return true;
                 }
             }
@@ -310,10 +317,9 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         Increments added = group.increments();
         if (!recorded && settlement.unanswered()) {
             long[] live = liveCounts(cell, field, now, group);
-            for (Dimension dimension : Dimension.WINDOWED) {
-                if (!group.limits().limits(dimension)) {
-                    continue;
-                }
+            Limits limits = group.limits();
+            for (int k = 0; k < limits.limitedCount(); k++) {
+                Dimension dimension = limits.limited(k);
                 long used = settlement.used(dimension);
                 CounterCell.add(live, dimension.index(), settles(group, dimension) && used != Settlement.KEEP
                         ? used : added.of(dimension));
@@ -321,10 +327,9 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             return;
         }
         long[] counted = recorded ? cell.countsOf(field, windowEnd, now, group.window()) : null;
-        for (Dimension dimension : Dimension.WINDOWED) {
-            if (!group.limits().limits(dimension)) {
-                continue;
-            }
+        Limits limits = group.limits();
+        for (int k = 0; k < limits.limitedCount(); k++) {
+            Dimension dimension = limits.limited(k);
             long applied = recorded ? added.of(dimension) : 0;
             if (settlement.cancel()) {
                 if (counted != null) {
