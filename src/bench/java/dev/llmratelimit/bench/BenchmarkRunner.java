@@ -126,11 +126,7 @@ public final class BenchmarkRunner {
     /** The paragraph the README quotes. */
     private static String headline(List<DecisionCost.Cost> costs, List<RedisDecisionCost.Result> redis,
                                    HttpOverhead.Measurement http, List<BurstAccuracy.Result> accuracy) {
-        RedisDecisionCost.Result request = RedisDecisionCost.find(redis, RedisDecisionCost.REQUEST);
-        RedisDecisionCost.Result decide = RedisDecisionCost.find(redis, RedisDecisionCost.DECIDE);
-        RedisDecisionCost.Result noOp = RedisDecisionCost.find(redis, RedisDecisionCost.NO_OP);
         RedisDecisionCost.Result noOpTwice = RedisDecisionCost.find(redis, RedisDecisionCost.NO_OP_TWICE);
-        RedisDecisionCost.Result b4j = RedisDecisionCost.find(redis, RedisDecisionCost.BUCKET4J);
         List<HttpOverhead.Result> results = http.results();
         double jsonBaseline = HttpOverhead.find(results, HttpOverhead.BASELINE, HttpOverhead.JSON).medianRequestsPerSecond();
         double memoryCost = 1 - HttpOverhead.find(results, HttpOverhead.MEMORY, HttpOverhead.JSON).medianRequestsPerSecond() / jsonBaseline;
@@ -142,13 +138,8 @@ public final class BenchmarkRunner {
         String evalsha = http.commands().stream().map(c -> Report.fixed(c.evalshaPerRequest(), 2))
                 .collect(Collectors.joining(" and "));
         return DecisionCost.headline(costs) + " On Redis a request is two scripts, admit before the call and settle after it (Redis counted "
-                + evalsha + " EVALSHA per request with model limits alone and with caller limits too): their median "
-                + "latency is " + Report.ratio(request.latencies().percentileMicros(50) / noOpTwice.latencies().percentileMicros(50))
-                + " that of two no-op script round trips, their throughput at " + BenchSettings.REDIS_THREADS + " threads "
-                + Report.ratio(request.medianThroughput() / noOpTwice.medianThroughput()) + " theirs; the decision alone has "
-                + Report.ratio(decide.medianThroughput() / noOp.medianThroughput()) + " the no-op script's throughput and "
-                + Report.ratio(decide.medianThroughput() / b4j.medianThroughput())
-                + " Bucket4j-on-Redisson's (two buckets). Behind the demo endpoint the in-memory filter costs "
+                + evalsha + " EVALSHA per request with model limits alone and with caller limits too). "
+                + RedisDecisionCost.headline(redis) + " Behind the demo endpoint the in-memory filter costs "
                 + Report.percent(Math.max(0, memoryCost)) + " of plain-JSON requests per second; the Redis filter adds "
                 + Report.fixed(redisAdded, 0) + " us to a request's median (" + Report.fixed(callersAdded, 0)
                 + " us with caller limits), beside " + Report.fixed(noOpTwice.latencies().percentileMicros(50), 0)

@@ -189,6 +189,20 @@ final class RedisDecisionCost implements AutoCloseable {
         }
     }
 
+    /** The summary's sentence on Redis: admit and settle beside their floor, the decision alone beside its own and Bucket4j's. */
+    static String headline(List<Result> results) {
+        Result request = find(results, REQUEST);
+        Result decide = find(results, DECIDE);
+        Result noOp = find(results, NO_OP);
+        Result noOpTwice = find(results, NO_OP_TWICE);
+        return "Against one local Redis, admit and settle take " + Report.ratio(request.latencies().percentileMicros(50)
+                / noOpTwice.latencies().percentileMicros(50)) + " the median latency of two no-op script round trips and at "
+                + BenchSettings.REDIS_THREADS + " threads have " + Report.ratio(request.medianThroughput() / noOpTwice.medianThroughput())
+                + " their throughput; the decision alone has " + Report.ratio(decide.medianThroughput() / noOp.medianThroughput())
+                + " the no-op script's throughput and " + Report.ratio(decide.medianThroughput() / find(results, BUCKET4J).medianThroughput())
+                + " Bucket4j-on-Redisson's (two buckets).";
+    }
+
     static void write(Report report, List<Result> results, String redisVersion) {
         report.heading("2. Decision cost, Redis store")
                 .paragraph("One local `redis-server` " + redisVersion + " on 127.0.0.1, one Redisson client (default pool). "

@@ -53,7 +53,9 @@ final class SinglePart {
     private static void redisDecision(BenchSettings settings, Report report) throws Exception {
         try (RedisServer redis = RedisServer.startAsService();
                 RedisDecisionCost cost = new RedisDecisionCost(settings, redis.address())) {
-            RedisDecisionCost.write(report, cost.measure(), BenchmarkRunner.redisVersion(redis));
+            List<RedisDecisionCost.Result> results = cost.measure();
+            RedisDecisionCost.write(report, results, BenchmarkRunner.redisVersion(redis));
+            report.summarySentence(RedisDecisionCost.headline(results));
         }
     }
 
