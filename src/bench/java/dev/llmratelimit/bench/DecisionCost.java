@@ -17,6 +17,9 @@ import java.util.concurrent.TimeUnit;
 /** Part 1: the in-memory decision against two local Bucket4j buckets, under JMH, at 1 and 2 threads. */
 final class DecisionCost {
 
+    /** The first words of this part's sentence of the summary, which a run of this part alone replaces. */
+    static final String HEADLINE_OPENING = "An in-memory decision";
+
     /**
      * Per-call time of one benchmark at one thread count, in nanoseconds: percentiles from sampled
      * calls, the average from timing whole iterations (no timer per call, no outlier dominates): the
@@ -144,7 +147,7 @@ final class DecisionCost {
     /** The summary's first sentence. */
     static String headline(List<Cost> costs) {
         Cost ours = find(costs, "rateLimiter", 1);
-        return "An in-memory decision takes " + Report.fixed(ours.p50(), 0) + " ns (median, one thread), on average "
+        return HEADLINE_OPENING + " takes " + Report.fixed(ours.p50(), 0) + " ns (median, one thread), on average "
                 + Report.ratio(ours.average() / find(costs, "bucket4jTwoBuckets", 1).average())
                 + " the cost of two local Bucket4j buckets.";
     }

@@ -37,6 +37,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class RedisDecisionCost implements AutoCloseable {
 
+    /** The first words of this part's sentence of the summary, which a run of this part alone replaces. */
+    static final String HEADLINE_OPENING = "Against one local";
+
     /**
      * The shape of {@code admit.lua} for the benchmark's plan (model and pool): two keys (the model's
      * hash and the request's marker), one argument (a MessagePack array of its 3 + 2 x 22 figures,
@@ -195,7 +198,7 @@ final class RedisDecisionCost implements AutoCloseable {
         Result decide = find(results, DECIDE);
         Result noOp = find(results, NO_OP);
         Result noOpTwice = find(results, NO_OP_TWICE);
-        return "Against one local Redis, admit and settle take " + Report.ratio(request.latencies().percentileMicros(50)
+        return HEADLINE_OPENING + " Redis, admit and settle take " + Report.ratio(request.latencies().percentileMicros(50)
                 / noOpTwice.latencies().percentileMicros(50)) + " the median latency of two no-op script round trips and at "
                 + BenchSettings.REDIS_THREADS + " threads have " + Report.ratio(request.medianThroughput() / noOpTwice.medianThroughput())
                 + " their throughput; the decision alone has " + Report.ratio(decide.medianThroughput() / noOp.medianThroughput())

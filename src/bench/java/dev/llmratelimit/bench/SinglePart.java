@@ -41,6 +41,11 @@ final class SinglePart {
                 BudgetCost.write(report, cost.measureMemory(), cost.measureJdbc());
             }));
 
+    /** The parts with a sentence of the summary's paragraph, by the words it begins with. */
+    private static final Map<String, String> SUMMARY_OPENINGS = Map.of(
+            "decision", DecisionCost.HEADLINE_OPENING,
+            "redis-decision", RedisDecisionCost.HEADLINE_OPENING);
+
     private SinglePart() {
     }
 
@@ -63,6 +68,9 @@ final class SinglePart {
         Part part = PARTS.get(name);
         if (part == null) {
             throw new IllegalArgumentException("bench.only must be all or one of " + PARTS.keySet() + ", not " + name);
+        }
+        if (Files.exists(file) && SUMMARY_OPENINGS.containsKey(name)) {
+            ReportMerge.summarySentence(Files.readString(file, StandardCharsets.UTF_8), SUMMARY_OPENINGS.get(name));
         }
         long started = System.nanoTime();
         Report report = new Report();
