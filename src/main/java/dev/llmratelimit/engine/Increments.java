@@ -23,7 +23,7 @@ public final class Increments {
         boolean tokens = false;
         for (int i = 0; i < windowed.length; i++) {
             this.windowed[i] = Saturating.clamp(windowed[i]);
-            tokens |= i != Dimension.REQUESTS.index() && this.windowed[i] > 0;
+            tokens |= Dimension.WINDOWED.get(i).isTokens() && this.windowed[i] > 0;
         }
         this.micros = Saturating.clamp(micros);
         this.slot = slot;
