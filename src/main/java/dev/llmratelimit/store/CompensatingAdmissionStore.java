@@ -23,9 +23,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * call once the store answers again, so a caller whose slots a stalled store took is served as
  * soon as the store is back; a decision that was refused while settlements were still owed is made
  * again once they have landed, since the refusal may be theirs (a refused decision counted
- * nothing). A request waits for one store call that gets no answer at most: when sending the queue
- * fails, its own call is not made (a decision fails as the store failure it is, a settlement joins
- * the queue).
+ * nothing), unless its own cancel had to be queued (its refusal stands). A request waits for one
+ * store call that gets no answer at most: when sending the queue fails, its own call is not made
+ * (a decision fails as the store failure it is, a settlement joins the queue).
  */
 public final class CompensatingAdmissionStore implements AdmissionStore {
 
@@ -65,15 +65,23 @@ public final class CompensatingAdmissionStore implements AdmissionStore {
         }
         boolean recovering = !healthy;
         boolean owed = owed();
-        Verdict verdict = decideOnce(plan);
+        Decided decided = decideOnce(plan);
         healthy = true;
         if (recovering || owed) {
             int applied = drain();
-            if (!verdict.admitted() && applied != UNREACHABLE && (applied > 0 || owed)) {
-                verdict = decideOnce(plan);
+            if (!decided.verdict().admitted() && !decided.cancelQueued() && applied != UNREACHABLE
+                    && (applied > 0 || owed)) {
+                decided = decideOnce(plan);
             }
         }
-        return verdict;
+        return decided.verdict();
+    }
+
+    /**
+     * A verdict, and whether the plan's own cancel was queued with it: that refusal stands, since
+     * its cancel finishes the request id (a decision made again under it would not run).
+     */
+    private record Decided(Verdict verdict, boolean cancelQueued) {
     }
 
     /** Whether settlements are waiting to be sent, or being sent by another thread. */
@@ -81,13 +89,13 @@ public final class CompensatingAdmissionStore implements AdmissionStore {
         return !pending.isEmpty() || sending.isLocked();
     }
 
-    private Verdict decideOnce(Plan plan) {
+    private Decided decideOnce(Plan plan) {
         try {
-            return delegate.decide(plan);
+            return new Decided(delegate.decide(plan), false);
         } catch (UncancelledRefusalException e) {
             healthy = false;
             queue(plan, Settlement.CANCEL, "a refusal whose earlier hash slots stayed counted");
-            return e.refusal();
+            return new Decided(e.refusal(), true);
         } catch (StoreUnavailableException e) {
             healthy = false;
             throw e;

@@ -183,6 +183,29 @@ class CompensatingAdmissionStoreTest {
         assertThat(admit(limiter, "m", null).refusal().dimension()).isEqualTo(Dimension.REQUESTS);   // exactly 1 counted
     }
 
+    @Test
+    void aRefusalWhoseOwnCancelIsQueuedStandsEvenFailOpen() {
+        RateLimiter limiter = new RateLimiter(policy("models.m.rpm=1", "on-store-failure=fail-open"), store);
+        Admission first = admit(limiter, "m", null);
+        assertThat(first.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        stalling.stalled = true;
+        first.complete(new Usage(1, 1, 0));             // its settlement is lost and queued: a settlement is owed
+        stalling.stalled = false;
+        assertThat(pending.size()).isEqualTo(1);
+
+        // Refused by rpm, and the cancel of its other hash slots got no answer: that cancel is queued
+        // and sent with the owed settlement, which finishes the request id.
+        stalling.refusalsUncancelled = true;
+        Admission refused = admit(limiter, "m", null);
+        stalling.refusalsUncancelled = false;
+        assertThat(refused.outcome()).isEqualTo(Admission.Outcome.REFUSED);
+        assertThat(refused.permitsCall()).isFalse();
+        assertThat(refused.refusal().dimension()).isEqualTo(Dimension.REQUESTS);
+        assertThat(pending.size()).isZero();
+        assertThat(pending.count(PendingCompensations.Fate.APPLIED)).isEqualTo(2);
+        assertThat(admit(limiter, "m", null).refusal().dimension()).isEqualTo(Dimension.REQUESTS);  // still 1 counted
+    }
+
     /** A store whose commands run but whose answers are lost while stalled (a timeout). */
     private static final class StallingStore implements AdmissionStore {
         private final AdmissionStore delegate;
@@ -191,6 +214,8 @@ class CompensatingAdmissionStoreTest {
         volatile int decisions;
         /** Decisions from this one on lose their answers too. */
         volatile int stallDecisionsFrom = Integer.MAX_VALUE;
+        /** Refusals come as a refusal of a later hash slot whose earlier slots' cancel got no answer. */
+        volatile boolean refusalsUncancelled;
 
         StallingStore(AdmissionStore delegate) {
             this.delegate = delegate;
@@ -203,6 +228,9 @@ class CompensatingAdmissionStoreTest {
             decisions++;
             if (stalled || decisions >= stallDecisionsFrom) {
                 throw new StoreUnavailableException("timed out", null);
+            }
+            if (refusalsUncancelled && !verdict.admitted()) {
+                throw new UncancelledRefusalException(verdict, new StoreUnavailableException("cancel timed out", null));
             }
             return verdict;
         }
