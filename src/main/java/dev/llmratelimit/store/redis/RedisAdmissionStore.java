@@ -130,7 +130,9 @@ public final class RedisAdmissionStore implements AdmissionStore {
                 () -> redis.run(ADMIT, RScript.ReturnType.MULTI, call.routingKey(), call.keys, call.admitArgs()));
         int refusedAt = read.get(0).intValue();
         if (refusedAt < 0) {
-            throw StoreUnavailableException.notRun("The decision was cancelled before it ran");
+            // Cancelled before it ran, or decided already: a client retry of a call whose first run
+            // counted. That run must be cancelled or settled like any decision without an answer.
+            throw new StoreUnavailableException("The request id was already decided or cancelled", null);
         }
         Plan plan = call.subPlan;
         GroupCounts[] counts = new GroupCounts[call.planIndexes.length];

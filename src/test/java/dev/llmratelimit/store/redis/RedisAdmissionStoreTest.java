@@ -5,6 +5,7 @@ import dev.llmratelimit.engine.AdmissionRequest;
 import dev.llmratelimit.engine.GroupKind;
 import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.engine.Settlement;
+import dev.llmratelimit.engine.StoreUnavailableException;
 import dev.llmratelimit.engine.Limit;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.engine.Verdict;
@@ -32,6 +33,7 @@ import static dev.llmratelimit.testsupport.Plans.caller;
 import static dev.llmratelimit.testsupport.Plans.modelPlan;
 import static dev.llmratelimit.testsupport.Policies.policy;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static dev.llmratelimit.testsupport.Admits.admit;
 
 class RedisAdmissionStoreTest {
@@ -170,6 +172,16 @@ class RedisAdmissionStoreTest {
         assertThat(strict.saturation()).isEqualTo(0.5);
         assertThat(strict.refusedBy()).isEqualTo(Limit.POOL_TOKENS);
         assertThat(strict.tokenLimit()).isEqualTo(500);
+    }
+
+    @Test
+    void aDecisionSentAgainUnderItsIdCountsOnceAndItsCancelTakesTheFirstRunBack() {
+        Plan plan = again(PLAN);
+        assertThat(store.decide(plan).admitted()).isTrue();          // the first run counted; say its answer was lost
+        assertThatThrownBy(() -> store.decide(plan))                  // a client retry of the same call
+                .isInstanceOfSatisfying(StoreUnavailableException.class, e -> assertThat(e.mayHaveRun()).isTrue());
+        store.settle(plan, Settlement.CANCEL);                        // what the engine does with it under fail-closed
+        assertThat(store.decide(again(PLAN)).requestRemaining()).isEqualTo(1);   // 2 - this one: nothing else counted
     }
 
     @Test
