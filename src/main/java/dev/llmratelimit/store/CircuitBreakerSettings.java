@@ -16,7 +16,7 @@ public record CircuitBreakerSettings(int failureThreshold, Duration backoff, Dur
     public static final String BACKOFF = "llm.ratelimit.store-backoff";
     public static final String PROBE_INTERVAL = "llm.ratelimit.store-probe-interval";
 
-    /** A circuit whose probes follow each other at the back-off (as before probe intervals existed). */
+    /** A circuit whose probes follow each other at the back-off (no probe interval of their own). */
     public CircuitBreakerSettings(int failureThreshold, Duration backoff) {
         this(failureThreshold, backoff, backoff);
     }

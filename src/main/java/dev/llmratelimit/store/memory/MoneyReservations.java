@@ -5,8 +5,8 @@ import java.util.Map;
 import java.util.TreeSet;
 
 /**
- * The money reservations one budget counter holds, by request id, each until its lease ends (SPEC
- * docs/budgets.md: a reservation never settled expires with {@code parallel-lease}). Exactly one of
+ * The money reservations one budget counter holds, by request id, each until its lease ends
+ * (docs/budgets.md: a reservation never settled expires with {@code parallel-lease}). Exactly one of
  * {@link #release} and {@link #sweep} gives a reservation back. Guarded by its cell's lock.
  */
 final class MoneyReservations {

@@ -23,7 +23,7 @@ public final class RedissonClientFactory {
     static final Duration RECONNECT_EVERY = Duration.ofMillis(50);
     /**
      * Connections kept open when idle. Redisson's 24 take 1 to 2 s to come back after a restart
-     * (measured: 1.0-2.2 s with 24, 13-200 ms with 1 to 4); more are opened under load as before.
+     * (measured: 1.0-2.2 s with 24, 13-200 ms with 1 to 4); more are opened under load.
      */
     static final int MINIMUM_IDLE_CONNECTIONS = 4;
 
