@@ -13,13 +13,21 @@ import java.util.Arrays;
  * @param saturation  the model's saturation before this request
  * @param limits      per {@link Dimension#WINDOWED}, the limit the headers show (-1: none)
  * @param remaining   per {@link Dimension#WINDOWED}, what is left of it
- * @param resetMillis admitted: milliseconds until the model's window ends; refused: until the
- *                    refusal would clear if no other request came
+ * @param resetMillis admitted: milliseconds until the model's window ends (the configured one's when
+ *                    it has several); refused: until the refusal would clear if no other request came
  * @param budget      the tightest budget and a reached soft budget ({@link BudgetFigures#NONE} without budgets)
  * @param sharing     the pool's work-conserving share as decided (the active pools), {@code null} for a fixed share
+ * @param resets      per {@link Dimension#WINDOWED}, milliseconds until the window of the limit shown ends,
+ *                    for an admitted verdict whose model has windows of several lengths; {@code null}:
+ *                    every dimension's is {@code resetMillis}
  */
 public record Verdict(Refusal refusal, boolean strict, double saturation, long[] limits, long[] remaining,
-                      long resetMillis, BudgetFigures budget, PoolSharing sharing) {
+                      long resetMillis, BudgetFigures budget, PoolSharing sharing, long[] resets) {
+
+    public Verdict(Refusal refusal, boolean strict, double saturation, long[] limits, long[] remaining,
+                   long resetMillis, BudgetFigures budget, PoolSharing sharing) {
+        this(refusal, strict, saturation, limits, remaining, resetMillis, budget, sharing, null);
+    }
 
     public Verdict(Refusal refusal, boolean strict, double saturation, long[] limits, long[] remaining,
                    long resetMillis, BudgetFigures budget) {
@@ -60,6 +68,11 @@ public record Verdict(Refusal refusal, boolean strict, double saturation, long[]
         return remaining[dimension.index()];
     }
 
+    /** Milliseconds until the window of the limit the headers show for a windowed dimension ends (refused: clears). */
+    public long resetMillis(Dimension dimension) {
+        return resets == null ? resetMillis : resets[dimension.index()];
+    }
+
     public long requestLimit() {
         return limit(Dimension.REQUESTS);
     }
@@ -79,7 +92,7 @@ public record Verdict(Refusal refusal, boolean strict, double saturation, long[]
     /** This verdict with its refusal moved to another index of a larger plan and other budget figures. */
     public Verdict remapped(int[] planIndexes, BudgetFigures otherBudget) {
         Refusal moved = refusal == null ? null : refusal.at(planIndexes[refusal.index()], refusal.resetMillis());
-        return new Verdict(moved, strict, saturation, limits, remaining, resetMillis, otherBudget, sharing);
+        return new Verdict(moved, strict, saturation, limits, remaining, resetMillis, otherBudget, sharing, resets);
     }
 
     /** The model or pool limit that refused; {@code null} when admitted or refused by another group. */
@@ -97,7 +110,8 @@ public record Verdict(Refusal refusal, boolean strict, double saturation, long[]
         return other instanceof Verdict that && java.util.Objects.equals(refusal, that.refusal) && strict == that.strict
                 && Double.compare(saturation, that.saturation) == 0 && Arrays.equals(limits, that.limits)
                 && Arrays.equals(remaining, that.remaining) && resetMillis == that.resetMillis
-                && budget.equals(that.budget) && java.util.Objects.equals(sharing, that.sharing);
+                && budget.equals(that.budget) && java.util.Objects.equals(sharing, that.sharing)
+                && Arrays.equals(resets, that.resets);
     }
 
     @Override
@@ -110,6 +124,7 @@ public record Verdict(Refusal refusal, boolean strict, double saturation, long[]
     public String toString() {
         return "Verdict[refusal=" + refusal + ", strict=" + strict + ", saturation=" + saturation + ", limits="
                 + Arrays.toString(limits) + ", remaining=" + Arrays.toString(remaining) + ", resetMillis=" + resetMillis
-                + ", budget=" + budget + (sharing == null ? "" : ", sharing=" + sharing) + "]";
+                + ", budget=" + budget + (sharing == null ? "" : ", sharing=" + sharing)
+                + (resets == null ? "" : ", resets=" + Arrays.toString(resets)) + "]";
     }
 }

@@ -50,27 +50,35 @@ public final class VerdictFigures {
                 && group.enforcement().enforcedAt(saturation);
     }
 
-    /** The headers' figures: per dimension the tightest of the model's limits and an enforced pool's. */
+    /**
+     * The headers' figures: per dimension the tightest of the model's limits and an enforced pool's,
+     * and, when the model has windows of several lengths, when the window of each one shown ends.
+     */
     private static Verdict admitted(Plan plan, GroupCounts[] counts, double saturation) {
         int model = plan.modelIndex();
         long[] limits = Verdict.noFigures();
         long[] remaining = Verdict.noFigures();
+        long[] resets = plan.groups().modelGroups().length > 1 ? Verdict.noFigures() : null;
         boolean strict = false;
         for (int i = 0; i < counts.length; i++) {
             CounterGroup group = plan.group(i);
             boolean headline = headlinePool(group, saturation);
             strict |= headline;
             if (model >= 0 && (headline || group.kind() == GroupKind.MODEL)) {
-                tightest(group, counts[i], limits, remaining);
+                tightest(group, counts[i], limits, remaining, resets);
             }
         }
         long reset = model < 0 ? firstRemaining(counts) : counts[model].remainingMillis();
         return new Verdict(null, strict, saturation, limits, remaining, reset, BudgetFigures.of(plan, counts),
-                plan.sharing());
+                plan.sharing(), resets);
     }
 
-    /** Per dimension the group limits, its limit and what is left of it where that is the tightest so far. */
-    private static void tightest(CounterGroup group, GroupCounts counts, long[] limits, long[] remaining) {
+    /**
+     * Per dimension the group limits, its limit and what is left of it where that is the tightest so
+     * far, and when its window ends ({@code resets}, if kept).
+     */
+    private static void tightest(CounterGroup group, GroupCounts counts, long[] limits, long[] remaining,
+                                 long[] resets) {
         Limits groupLimits = group.limits();
         for (int k = 0; k < groupLimits.limitedCount(); k++) {
             Dimension dimension = groupLimits.limited(k);
@@ -82,6 +90,9 @@ public final class VerdictFigures {
             if (limits[d] < 0 || left <= remaining[d]) {
                 limits[d] = limit;
                 remaining[d] = left;
+                if (resets != null) {
+                    resets[d] = counts.remainingMillis();
+                }
             }
         }
     }

@@ -52,7 +52,7 @@ public final class RateLimitHeaderValues {
         forwarded(admission, header);
         Verdict verdict = admission.verdict();
         if (shape == EndpointShape.MESSAGES && admission.plan() != null && verdict != null) {
-            anthropic(verdict, Instant.now().plusMillis(verdict.resetMillis()), header);
+            anthropic(verdict, Instant.now(), header);
         }
     }
 
@@ -113,11 +113,11 @@ public final class RateLimitHeaderValues {
         return Collections.unmodifiableMap(named);
     }
 
-    private static void anthropic(Verdict verdict, Instant reset, BiConsumer<String, String> header) {
+    private static void anthropic(Verdict verdict, Instant now, BiConsumer<String, String> header) {
         for (Dimension dimension : Dimension.WINDOWED) {
             if (verdict.limit(dimension) >= 0) {
                 anthropic(header, dimension, Long.toString(verdict.limit(dimension)),
-                        Long.toString(verdict.remaining(dimension)), reset);
+                        Long.toString(verdict.remaining(dimension)), now.plusMillis(verdict.resetMillis(dimension)));
             }
         }
     }
@@ -139,19 +139,18 @@ public final class RateLimitHeaderValues {
 
     /**
      * Budget figures, then limit, remaining and reset of each dimension the verdict shows. The reset is
-     * the verdict's: an admitted call's window end, a refusal's time until it clears (what
-     * {@code retry-after} rounds up).
+     * the verdict's for that dimension: an admitted call's end of the window of the limit shown, a
+     * refusal's time until it clears (what {@code retry-after} rounds up).
      */
     private static void limits(Admission admission, BiConsumer<String, String> header) {
         Verdict verdict = admission.verdict();
         BudgetTexts.headers(admission.plan(), verdict, header);
-        String reset = GoDuration.format(verdict.resetMillis());
         for (Dimension dimension : Dimension.WINDOWED) {
             if (verdict.limit(dimension) >= 0) {
                 int index = dimension.index();
                 header.accept(LIMIT[index], Long.toString(verdict.limit(dimension)));
                 header.accept(REMAINING[index], Long.toString(verdict.remaining(dimension)));
-                header.accept(RESET[index], reset);
+                header.accept(RESET[index], GoDuration.format(verdict.resetMillis(dimension)));
             }
         }
     }

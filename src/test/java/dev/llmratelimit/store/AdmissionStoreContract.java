@@ -848,6 +848,20 @@ public abstract class AdmissionStoreContract {
 
 
     @Test
+    void eachDimensionShowsTheResetOfTheWindowItsFiguresComeFrom() {
+        RateLimiter limiter = limiter("models.m.rpm=100", "models.m.rpd=10", "models.m.tpm=1000", "window=1m");
+        use(limiter, "m", null, new Usage(5, 5, 0));
+        Verdict admitted = decide(limiter, "m", null);
+        assertThat(admitted.admitted()).isTrue();
+        assertThat(admitted.requestLimit()).isEqualTo(10);                 // the day's limit is the tighter one
+        assertThat(admitted.requestRemaining()).isEqualTo(8);
+        assertThat(admitted.resetMillis(Dimension.REQUESTS)).isBetween(86_000_000L, 86_400_000L);
+        assertThat(admitted.tokenLimit()).isEqualTo(1000);
+        assertThat(admitted.tokenRemaining()).isEqualTo(990);
+        assertThat(admitted.resetMillis(Dimension.TOKENS)).isBetween(50_000L, 60_000L);
+    }
+
+    @Test
     void aModelsWindowsCountApartAndTheLongerOneRefusesAfterTheShorterRolled() throws InterruptedException {
         RateLimiter limiter = limiter("models.m.rpm=3", "models.m.limits.requests.1h=5", "window=" + rollingWindow());
 
