@@ -1,5 +1,6 @@
 package dev.llmratelimit.config;
 
+import dev.llmratelimit.policy.LimitNames;
 import dev.llmratelimit.policy.PolicyParser;
 import dev.llmratelimit.policy.PropertyNames;
 
@@ -7,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.stream.Collectors;
 
 /**
  * Every {@code llm.ratelimit.*} name the library reads, as patterns ({@code *} stands for one name
@@ -16,7 +18,10 @@ import java.util.TreeSet;
  */
 public final class KnownProperties {
 
-    private static final String CALLER_LIMITS = "rpm-limit,tpm-limit,itpm-limit,otpm-limit,rpd-limit,tpd-limit,limits.*.*";
+    /** A model's limits per window: its short names and the general form. */
+    private static final String MODEL_LIMITS = String.join(",", LimitNames.SHORT_NAMES) + "," + LimitNames.LIMITS + ".*.*";
+    private static final String CALLER_LIMITS = LimitNames.SHORT_NAMES.stream().map(name -> name + LimitNames.CALLER_SUFFIX)
+            .collect(Collectors.joining(",")) + "," + LimitNames.LIMITS + ".*.*";
     private static final String SCOPE_SETTINGS = "{priority,team,user," + CALLER_LIMITS + ",max-parallel-requests,budget,soft-budget,budgets.*}";
     private static final String LIMITS_AND_BUDGETS = "{" + CALLER_LIMITS + ",max-parallel-requests,budget,soft-budget,budgets.*}";
 
@@ -24,7 +29,7 @@ public final class KnownProperties {
             "config-file", "reload-interval", "enabled", "filter.enabled", "interceptor.enabled",
             "window", "window-mode", "rate-limit-type", "token-admission", "mode", "reject-unknown-models",
             "saturation-threshold", "fairness", "default-priority", "reservation.*", "expected-output-tokens", "expected-output-min-tokens",
-            "models.*.{rpm,tpm,itpm,otpm,rpd,tpd,limits.*.*,saturation-threshold,fairness,reservation.*,expected-output-tokens,fallbacks,fallbacks.*,max-wait,max-wait.*}",
+            "models.*.{" + MODEL_LIMITS + ",saturation-threshold,fairness,reservation.*,expected-output-tokens,fallbacks,fallbacks.*,max-wait,max-wait.*}",
             "priority-order", "max-wait", "max-wait.*", "max-waiters", "max-waiters-per-caller", "max-waiting-bytes", "wait-poll-interval",
             "paths", "path-shapes.*", "error-style", "inject-stream-usage", "max-body-size",
             "store", "on-store-failure", "on-internal-error", "stop-grace-period", "store-backoff", "store-failure-threshold", "store-probe-interval",

@@ -8,31 +8,35 @@ import java.util.List;
  * {@link #WINDOWED}); a parallel-request limit counts slots in flight and a budget money per period.
  */
 public enum Dimension {
-    REQUESTS("requests", "requests", 'r', "requests"),
+    REQUESTS("requests", "requests", 'r', "requests", "RPM", false),
     /** Tokens as {@code rate-limit-type} counts them. */
-    TOKENS("tokens", "tokens", 't', "tokens"),
+    TOKENS("tokens", "tokens", 't', "tokens", "TPM", true),
     /** Prompt tokens as the provider counts them against its input limit. */
-    INPUT_TOKENS("input_tokens", "input-tokens", 'i', "input-tokens"),
+    INPUT_TOKENS("input_tokens", "input-tokens", 'i', "input-tokens", "ITPM", true),
     /** Completion tokens, reasoning included. */
-    OUTPUT_TOKENS("output_tokens", "output-tokens", 'o', "output-tokens"),
-    PARALLEL_REQUESTS("parallel_requests", "parallel-requests", '-', ""),
-    MONEY("budget", "budget", '-', "");
+    OUTPUT_TOKENS("output_tokens", "output-tokens", 'o', "output-tokens", "OTPM", true),
+    PARALLEL_REQUESTS("parallel_requests", "parallel-requests", '-', "", "", false),
+    MONEY("budget", "budget", '-', "", "", false);
 
     /** The dimensions counted per window, in index order ({@link #index()}). */
     public static final List<Dimension> WINDOWED = List.of(REQUESTS, TOKENS, INPUT_TOKENS, OUTPUT_TOKENS);
     /** The windowed dimensions that count tokens (settled to a response's usage). */
-    public static final List<Dimension> TOKEN_DIMENSIONS = List.of(TOKENS, INPUT_TOKENS, OUTPUT_TOKENS);
+    public static final List<Dimension> TOKEN_DIMENSIONS = WINDOWED.stream().filter(Dimension::isTokens).toList();
 
     private final String label;
     private final String configName;
     private final char field;
     private final String headerSuffix;
+    private final String capacityName;
+    private final boolean tokens;
 
-    Dimension(String label, String configName, char field, String headerSuffix) {
+    Dimension(String label, String configName, char field, String headerSuffix, String capacityName, boolean tokens) {
         this.label = label;
         this.configName = configName;
         this.field = field;
         this.headerSuffix = headerSuffix;
+        this.capacityName = capacityName;
+        this.tokens = tokens;
     }
 
     /** The name in 429 messages and metrics: {@code requests}, {@code input_tokens}, ... */
@@ -48,6 +52,11 @@ public enum Dimension {
     /** The letter of its counter in store fields (windowed dimensions only). */
     public char field() {
         return field;
+    }
+
+    /** A model's capacity of it in 429 messages ({@code Model OTPM: 8000}), as LiteLLM names TPM and RPM. */
+    public String capacityName() {
+        return capacityName;
     }
 
     /** The end of its response header names: {@code x-ratelimit-limit-<suffix>}. */
@@ -66,7 +75,7 @@ public enum Dimension {
 
     /** Whether it counts tokens of some kind (checked as tokens: a reservation must fit). */
     public boolean isTokens() {
-        return this == TOKENS || this == INPUT_TOKENS || this == OUTPUT_TOKENS;
+        return tokens;
     }
 
     /** The windowed dimension of a configuration name, {@code null} if there is none. */

@@ -41,13 +41,6 @@ public record Verdict(Refusal refusal, boolean strict, double saturation, long[]
         }
     }
 
-    /** A verdict whose figures show requests and tokens only. */
-    public Verdict(Refusal refusal, boolean strict, double saturation, long requestLimit, long requestRemaining,
-                   long tokenLimit, long tokenRemaining, long resetMillis) {
-        this(refusal, strict, saturation, new long[] {requestLimit, tokenLimit, -1, -1},
-                new long[] {requestRemaining, tokenRemaining, -1, -1}, resetMillis, BudgetFigures.NONE);
-    }
-
     /** No figures: every dimension -1. */
     public static long[] noFigures() {
         long[] none = new long[Dimension.WINDOWED.size()];

@@ -25,7 +25,7 @@ public final class RefusalMessages {
         String details = "Rate limit type: " + dimension.label() + per(verdict.refusal())
                 + ", Model TPM: " + capacity(model.tokens())
                 + ", Model RPM: " + capacity(model.requests())
-                + alsoLimited(model, Dimension.INPUT_TOKENS, "ITPM") + alsoLimited(model, Dimension.OUTPUT_TOKENS, "OTPM")
+                + alsoLimited(model)
                 + ", Remaining: " + verdict.remaining(dimension);
         String priority = "Priority: " + plan.pool() + sharing(verdict.sharing());
         if (verdict.refusedBy().isPool()) {
@@ -52,9 +52,18 @@ public final class RefusalMessages {
         return String.format(Locale.ROOT, "%." + decimals + "f%%", fraction * 100);
     }
 
-    /** The capacity of a dimension the model limits in its configured window only when it does ({@code ", Model ITPM: 8000"}). */
-    private static String alsoLimited(Limits model, Dimension dimension, String name) {
-        return model.limits(dimension) ? ", Model " + name + ": " + model.of(dimension) : "";
+    /**
+     * The capacity of each further dimension (beyond LiteLLM's TPM and RPM, which are always named)
+     * that the model limits in its configured window ({@code ", Model ITPM: 8000"}).
+     */
+    private static String alsoLimited(Limits model) {
+        StringBuilder also = new StringBuilder();
+        for (Dimension dimension : Dimension.WINDOWED) {
+            if (dimension != Dimension.REQUESTS && dimension != Dimension.TOKENS && model.limits(dimension)) {
+                also.append(", Model ").append(dimension.capacityName()).append(": ").append(model.of(dimension));
+            }
+        }
+        return also.toString();
     }
 
     /** {@code " per 1d"} for a limit of a further window (not the configured one); {@code ""} otherwise. */

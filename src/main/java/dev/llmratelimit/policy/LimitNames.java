@@ -32,6 +32,10 @@ public final class LimitNames {
     /** The short names of models, in the order messages list them. */
     public static final List<String> SHORT_NAMES = List.of("rpm", "tpm", "itpm", "otpm", "rpd", "tpd");
 
+    /** The configuration names of the windowed dimensions, for messages: {@code requests, tokens, ...}. */
+    private static final String DIMENSION_NAMES = String.join(", ",
+            Dimension.WINDOWED.stream().map(Dimension::configName).toList());
+
     private LimitNames() {
     }
 
@@ -65,7 +69,7 @@ public final class LimitNames {
         Dimension dimension = Dimension.ofConfigName(name.get(1));
         if (dimension == null) {
             throw new PolicyException(property, value, "unknown dimension '" + name.get(1)
-                    + "' (expected requests, tokens, input-tokens or output-tokens)");
+                    + "' (expected " + DIMENSION_NAMES + ")");
         }
         Duration window = Durations.parse(property, name.get(2));
         if (window.toMillis() <= 0) {

@@ -186,7 +186,8 @@ public final class PolicyParser {
                 reservations.put(checkedPriority(property, rest.get(1)), Reservation.parse(property, value));
             } else {
                 throw new PolicyException(property, value,
-                        "unknown model setting (expected rpm, tpm, itpm, otpm, rpd, tpd, limits.<dimension>.<duration>,"
+                        "unknown model setting (expected " + String.join(", ", LimitNames.SHORT_NAMES)
+                                + ", limits.<dimension>.<duration>,"
                                 + " saturation-threshold, fairness, expected-output-tokens, reservation.<priority>, fallbacks or max-wait)");
             }
         }

@@ -54,10 +54,8 @@ public record AdmissionDecider(Supplier<Admission> decideAgain) implements Waiti
             return where + "\u0000store";
         }
         CounterGroup group = refusal.group();
-        String size = switch (refusal.dimension()) {
-            case TOKENS, INPUT_TOKENS, OUTPUT_TOKENS, MONEY -> "\u0000" + group.increments().of(refusal.dimension());
-            case REQUESTS, PARALLEL_REQUESTS -> "";
-        };
+        Dimension dimension = refusal.dimension();
+        String size = dimension.isTokens() || dimension == Dimension.MONEY ? "\u0000" + group.increments().of(dimension) : "";
         return where + '\u0000' + group.kind() + '\u0000' + group.id() + '\u0000' + group.member()
                 + '\u0000' + refusal.dimension() + size;
     }

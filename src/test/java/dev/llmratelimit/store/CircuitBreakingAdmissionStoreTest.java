@@ -11,6 +11,8 @@ import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.UsageCost;
 import dev.llmratelimit.engine.StoreUnavailableException;
+import dev.llmratelimit.engine.Dimension;
+import dev.llmratelimit.engine.BudgetFigures;
 import dev.llmratelimit.engine.Verdict;
 import dev.llmratelimit.policy.PolicyException;
 import dev.llmratelimit.testsupport.MutableClock;
@@ -28,7 +30,7 @@ class CircuitBreakingAdmissionStoreTest {
     private static final Plan PLAN = new Plan("r", "m", "default", List.of(new CounterGroup(GroupKind.MODEL, "m", "",
             GroupWindow.rolling(60_000, false), new Limits(10, Limits.NONE, Limits.NONE, Limits.NONE), Enforcement.ALWAYS,
             new Increments(1, 0, 0, false))), 600_000, UsageCost.FREE);
-    private static final Verdict ADMITTED = new Verdict(null, false, 0, 10, 9, -1, -1, 1000);
+    private static final Verdict ADMITTED = admitted(10, 9);
 
     private final MutableClock clock = new MutableClock();
     private final FlakyStore flaky = new FlakyStore();
@@ -166,5 +168,14 @@ class CircuitBreakingAdmissionStoreTest {
                 throw failure;
             }
         }
+    }
+
+    /** An admitted verdict showing a requests limit and what is left of it. */
+    private static Verdict admitted(long requestLimit, long requestRemaining) {
+        long[] limits = Verdict.noFigures();
+        long[] remaining = Verdict.noFigures();
+        limits[Dimension.REQUESTS.index()] = requestLimit;
+        remaining[Dimension.REQUESTS.index()] = requestRemaining;
+        return new Verdict(null, false, 0, limits, remaining, 1000, BudgetFigures.NONE);
     }
 }
