@@ -1,7 +1,6 @@
 package dev.llmratelimit.store.redis;
 
 import dev.llmratelimit.engine.AdmissionStore;
-import dev.llmratelimit.store.AdmissionStoreContract;
 import dev.llmratelimit.testsupport.RedisCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -9,7 +8,6 @@ import org.junit.jupiter.api.Tag;
 import org.redisson.api.RedissonClient;
 
 import java.io.IOException;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -18,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * in different hash slots (on different masters), so a decision is one script call per slot.
  */
 @Tag("cluster")
-class RedisClusterAdmissionStoreContractTest extends AdmissionStoreContract {
+class RedisClusterAdmissionStoreContractTest extends RedisStoreContract {
 
     private static final AtomicInteger STORES = new AtomicInteger();
 
@@ -42,25 +40,5 @@ class RedisClusterAdmissionStoreContractTest extends AdmissionStoreContract {
     @Override
     protected AdmissionStore createStore() {
         return RedisAdmissionStore.using(client, "cluster-contract" + STORES.incrementAndGet() + ":");
-    }
-
-    @Override
-    protected Duration lease() {
-        return Duration.ofMillis(1500);
-    }
-
-    @Override
-    protected String rollingWindow() {
-        return "2s";
-    }
-
-    @Override
-    protected void passWindow(Duration window) throws InterruptedException {
-        Thread.sleep(window.toMillis() + 20);
-    }
-
-    @Override
-    protected void pass(Duration duration) throws InterruptedException {
-        Thread.sleep(duration.toMillis());
     }
 }
