@@ -12,7 +12,10 @@ import dev.llmratelimit.budget.BudgetIdentity;
  * @param prompt          the request's prompt tokens, counted only when an estimate needs them
  * @param maxOutputTokens the request's {@code max_completion_tokens}/{@code max_tokens}, or {@link #UNKNOWN_OUTPUT}
  * @param n               completions asked for (the body's {@code n}), at least 1
- * @param requestId       names the decision in the store (markers, compensation); {@code null}: the engine makes one
+ * @param requestId       names the decision in the store (markers, compensation): unique per request across
+ *                        every instance sharing the store, since a store takes a second decision under an
+ *                        id for a retry of the first (a failure that may have run, whose cancel takes
+ *                        that first decision back); {@code null}: the engine makes one
  * @param identity        whom the request's spend counts on (budgets)
  */
 public record AdmissionRequest(String model, String preferred, String fallback, CallerPlan callers,

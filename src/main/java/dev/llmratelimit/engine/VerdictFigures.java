@@ -88,10 +88,11 @@ public final class VerdictFigures {
                     : Math.max(0, limit - used - group.increments().of(dimension));
             int d = dimension.index();
             if (limits[d] < 0 || left <= remaining[d]) {
+                boolean tie = limits[d] >= 0 && left == remaining[d];
                 limits[d] = limit;
                 remaining[d] = left;
-                if (resets != null) {
-                    resets[d] = counts.remainingMillis();
+                if (resets != null) {      // of two limits left alike, the one whose window ends later binds longer
+                    resets[d] = tie ? Math.max(resets[d], counts.remainingMillis()) : counts.remainingMillis();
                 }
             }
         }

@@ -33,10 +33,15 @@ public final class LimitNames {
     public static final List<String> SHORT_NAMES = List.of("rpm", "tpm", "itpm", "otpm", "rpd", "tpd");
 
     /** The configuration names of the windowed dimensions, for messages: {@code requests, tokens, ...}. */
-    private static final String DIMENSION_NAMES = String.join(", ",
-            Dimension.WINDOWED.stream().map(Dimension::configName).toList());
+    private static final String DIMENSION_NAMES = inWords(Dimension.WINDOWED.stream().map(Dimension::configName).toList());
 
     private LimitNames() {
+    }
+
+    /** {@code a, b, c or d}. */
+    private static String inWords(List<String> names) {
+        int last = names.size() - 1;
+        return String.join(", ", names.subList(0, last)) + " or " + names.get(last);
     }
 
     /** Whether {@code name} (the parts after the scope) names a limit per window; {@code suffix} is {@code ""} or {@link #CALLER_SUFFIX}. */

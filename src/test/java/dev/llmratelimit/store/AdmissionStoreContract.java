@@ -862,6 +862,16 @@ public abstract class AdmissionStoreContract {
     }
 
     @Test
+    void ofTwoLimitsLeftAlikeTheResetShownIsTheLaterOne() {
+        RateLimiter limiter = limiter("models.m.rpm=2", "models.m.limits.requests.1m=2", "window=1h");
+        decide(limiter, "m", null);
+        Verdict last = decide(limiter, "m", null);            // nothing left of either: the hour's binds longer
+        assertThat(last.admitted()).isTrue();
+        assertThat(last.requestRemaining()).isZero();
+        assertThat(last.resetMillis(Dimension.REQUESTS)).isBetween(3_500_000L, 3_600_000L);
+    }
+
+    @Test
     void aModelsWindowsCountApartAndTheLongerOneRefusesAfterTheShorterRolled() throws InterruptedException {
         RateLimiter limiter = limiter("models.m.rpm=3", "models.m.limits.requests.1h=5", "window=" + rollingWindow());
 

@@ -185,9 +185,9 @@ class CompensatingAdmissionStoreTest {
 
     @Test
     void aRefusalWhoseOwnCancelIsQueuedStandsEvenFailOpen() {
-        RateLimiter limiter = new RateLimiter(policy("models.m.rpm=1", "on-store-failure=fail-open"), store);
+        RateLimiter limiter = new RateLimiter(policy("models.m.rpm=2", "on-store-failure=fail-open"), store);
         Admission first = admit(limiter, "m", null);
-        assertThat(first.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+        assertThat(admit(limiter, "m", null).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
         stalling.stalled = true;
         first.complete(new Usage(1, 1, 0));             // its settlement is lost and queued: a settlement is owed
         stalling.stalled = false;
@@ -203,7 +203,7 @@ class CompensatingAdmissionStoreTest {
         assertThat(refused.refusal().dimension()).isEqualTo(Dimension.REQUESTS);
         assertThat(pending.size()).isZero();
         assertThat(pending.count(PendingCompensations.Fate.APPLIED)).isEqualTo(2);
-        assertThat(admit(limiter, "m", null).refusal().dimension()).isEqualTo(Dimension.REQUESTS);  // still 1 counted
+        assertThat(admit(limiter, "m", null).refusal().current()).isEqualTo(2);   // the refused one counts nothing
     }
 
     /** A store whose commands run but whose answers are lost while stalled (a timeout). */
