@@ -66,11 +66,13 @@ public final class CompensatingAdmissionStore implements AdmissionStore {
         boolean recovering = !healthy;
         boolean owed = owed();
         Decided decided = decideOnce(plan);
+        if (decided.cancelQueued()) {
+            return decided.verdict();    // this request waited for one call without answer: the queue goes with a later one
+        }
         healthy = true;
         if (recovering || owed) {
             int applied = drain();
-            if (!decided.verdict().admitted() && !decided.cancelQueued() && applied != UNREACHABLE
-                    && (applied > 0 || owed)) {
+            if (!decided.verdict().admitted() && applied != UNREACHABLE && (applied > 0 || owed)) {
                 decided = decideOnce(plan);
             }
         }
@@ -78,8 +80,9 @@ public final class CompensatingAdmissionStore implements AdmissionStore {
     }
 
     /**
-     * A verdict, and whether the plan's own cancel was queued with it: that refusal stands, since
-     * its cancel finishes the request id (a decision made again under it would not run).
+     * A verdict, and whether the plan's own cancel was queued with it (the cancel got no answer):
+     * that refusal stands, since its cancel finishes the request id (a decision made again under it
+     * would not run).
      */
     private record Decided(Verdict verdict, boolean cancelQueued) {
     }

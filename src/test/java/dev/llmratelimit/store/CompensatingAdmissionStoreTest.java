@@ -193,17 +193,22 @@ class CompensatingAdmissionStoreTest {
         stalling.stalled = false;
         assertThat(pending.size()).isEqualTo(1);
 
-        // Refused by rpm, and the cancel of its other hash slots got no answer: that cancel is queued
-        // and sent with the owed settlement, which finishes the request id.
+        // Refused by rpm, and the cancel of its other hash slots got no answer: the refusal stands,
+        // that cancel is queued, and the queue goes with the next call (this one waited enough).
         stalling.refusalsUncancelled = true;
+        int before = stalling.calls;
         Admission refused = admit(limiter, "m", null);
         stalling.refusalsUncancelled = false;
         assertThat(refused.outcome()).isEqualTo(Admission.Outcome.REFUSED);
         assertThat(refused.permitsCall()).isFalse();
         assertThat(refused.refusal().dimension()).isEqualTo(Dimension.REQUESTS);
+        assertThat(stalling.calls - before).as("store calls of the refused request").isEqualTo(1);
+        assertThat(pending.size()).isEqualTo(2);
+
+        Admission next = admit(limiter, "m", null);
         assertThat(pending.size()).isZero();
         assertThat(pending.count(PendingCompensations.Fate.APPLIED)).isEqualTo(2);
-        assertThat(admit(limiter, "m", null).refusal().current()).isEqualTo(2);   // the refused one counts nothing
+        assertThat(next.refusal().current()).isEqualTo(2);      // the refused one counts nothing
     }
 
     /** A store whose commands run but whose answers are lost while stalled (a timeout). */
