@@ -7,6 +7,7 @@ import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.engine.PoolSharing;
 import dev.llmratelimit.engine.Refusal;
 import dev.llmratelimit.engine.Verdict;
+import dev.llmratelimit.engine.WindowLength;
 
 import java.util.Locale;
 

@@ -46,7 +46,8 @@ public final class DecisionLabels {
         return OUTCOME_LABELS.length;
     }
 
-    public static int limitCount() {
+    /** How many limit labels there are without windows ({@link LimitLabels} adds those of further windows). */
+    static int fixedLimitCount() {
         return LIMIT_LABELS.length;
     }
 
@@ -60,7 +61,7 @@ public final class DecisionLabels {
     }
 
     /** {@code none}, {@code model_requests} ... {@code pool_tokens}, {@code key_requests} ... {@code team_parallel_requests}, {@code budget}. */
-    public static String limit(int index) {
+    static String fixedLimit(int index) {
         return LIMIT_LABELS[index];
     }
 
@@ -73,9 +74,8 @@ public final class DecisionLabels {
         return admission.outcome().ordinal();
     }
 
-    /** The index of the limit that refused the request, 0 when none did. */
-    public static int limitIndex(Admission admission) {
-        Refusal refusal = admission.refusal();
+    /** The index of the limit that refused the request by its scope and dimension, 0 when none did. */
+    static int fixedLimitIndex(Refusal refusal) {
         return refusal == null ? 0 : limitIndex(refusal.group().kind(), refusal.dimension());
     }
 

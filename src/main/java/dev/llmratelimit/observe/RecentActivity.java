@@ -28,6 +28,7 @@ public final class RecentActivity implements DecisionObserver {
     static final long BUCKET_MILLIS = 30_000;
 
     private final Clock clock;
+    private final LimitLabels limits = new LimitLabels();
     private final ConcurrentMap<String, Ring> models = new ConcurrentHashMap<>();
 
     public RecentActivity(Clock clock) {
@@ -56,7 +57,7 @@ public final class RecentActivity implements DecisionObserver {
         }
         Verdict verdict = admission.verdict();
         models.computeIfAbsent(admission.model(), m -> new Ring()).add(admission.decidedAt() / BUCKET_MILLIS, refused,
-                refused ? DecisionLabels.limitIndex(admission) : 0, verdict == null ? -1 : verdict.saturation());
+                refused ? limits.index(admission) : 0, verdict == null ? -1 : verdict.saturation());
     }
 
     /** The model's buckets of the last 30 minutes, oldest first, one per bucket (empty ones included). */
@@ -86,7 +87,7 @@ public final class RecentActivity implements DecisionObserver {
         models.keySet().retainAll(configured);
     }
 
-    private static final class Ring {
+    private final class Ring {
         private final AtomicLongArray ids = new AtomicLongArray(BUCKETS);
         private final AtomicLongArray admitted = new AtomicLongArray(BUCKETS);
         private final AtomicLongArray refused = new AtomicLongArray(BUCKETS);
@@ -97,7 +98,7 @@ public final class RecentActivity implements DecisionObserver {
         Ring() {
             for (int i = 0; i < BUCKETS; i++) {
                 ids.set(i, Long.MIN_VALUE);
-                refusedBy[i] = new AtomicLongArray(DecisionLabels.limitCount());
+                refusedBy[i] = new AtomicLongArray(limits.count());
             }
         }
 
@@ -140,7 +141,7 @@ public final class RecentActivity implements DecisionObserver {
             Map<String, Long> by = new LinkedHashMap<>();
             for (int limit = 0; limit < refusedBy[i].length(); limit++) {
                 if (refusedBy[i].get(limit) > 0) {
-                    by.put(DecisionLabels.limit(limit), refusedBy[i].get(limit));
+                    by.put(limits.label(limit), refusedBy[i].get(limit));
                 }
             }
             return new Point(bucket * BUCKET_MILLIS, admitted.get(i), refused.get(i),

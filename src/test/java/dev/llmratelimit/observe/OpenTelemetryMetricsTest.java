@@ -205,6 +205,23 @@ class OpenTelemetryMetricsTest {
     }
 
     @Test
+    void aRefusalByALimitOfAFurtherWindowNamesTheWindow() {
+        RateLimiter limiter = limiter(new MemoryAdmissionStore(clock), "models.m.rpm=2", "models.m.rpd=3");
+        admit(limiter, "m", null);
+        admit(limiter, "m", null);
+        admit(limiter, "m", null);                                        // the minute's 2 are used
+        clock.advance(Duration.ofMinutes(1));
+        admit(limiter, "m", null);
+        admit(limiter, "m", null);                                        // the day's 3 are used
+
+        MetricPoints points = MetricPoints.collect(reader);
+        String decisions = "llm_ratelimit.decisions";
+        assertThat(points.longValue(decisions, decision("m", "default", "refused", "model_requests", "generous", false))).isEqualTo(1);
+        assertThat(points.longValue(decisions, decision("m", "default", "refused", "model_requests_1d", "generous", false))).isEqualTo(1);
+        assertThat(points.longValue(decisions, decision("m", "default", "admitted", "none", "generous", false))).isEqualTo(3);
+    }
+
+    @Test
     void decisionsWithoutAnswerAreCountedAsPendingCompensations() {
         PendingCompensations pending = new PendingCompensations(2);
         StoreHealth withQueue = new StoreHealth("redis", Map.of(), pending, clock);

@@ -5,6 +5,7 @@ import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.store.memory.MemoryAdmissionStore;
 import dev.llmratelimit.testsupport.MutableClock;
 import dev.llmratelimit.testsupport.Policies;
+import dev.llmratelimit.usage.Usage;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -49,6 +50,16 @@ class RecentActivityTest {
         assertThat(now.admitted()).isZero();
         assertThat(now.refused()).isEqualTo(1);
         assertThat(recent.refusedWithin("m", 60_000)).isEqualTo(Map.of("model_requests", 3L));
+    }
+
+    @Test
+    void aRefusalByALimitOfAFurtherWindowIsShownWithTheWindow() {
+        RateLimiter limiter = new RateLimiter(Policies.policy("models.m.rpm=10", "models.m.limits.tokens.30d=5"),
+                new MemoryAdmissionStore(clock), clock, RateLimiter.DEFAULT_LEASE_MILLIS, List.of(), recent);
+        limiter.admit(AdmissionRequest.of("m", null, null)).complete(new Usage(3, 2, 0));
+        limiter.admit(AdmissionRequest.of("m", null, null)).abort();     // the month's 5 tokens are used
+
+        assertThat(recent.refusedWithin("m", 60_000)).isEqualTo(Map.of("model_tokens_30d", 1L));
     }
 
     @Test

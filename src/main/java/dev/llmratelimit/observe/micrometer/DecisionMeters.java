@@ -2,6 +2,7 @@ package dev.llmratelimit.observe.micrometer;
 
 import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.observe.DecisionLabels;
+import dev.llmratelimit.observe.LimitLabels;
 import dev.llmratelimit.observe.Instrument;
 import dev.llmratelimit.policy.ModelPolicy;
 import dev.llmratelimit.policy.RateLimitPolicy;
@@ -28,6 +29,8 @@ final class DecisionMeters {
             Duration.ofMillis(2500)};
 
     private final Meters meters;
+    /** The labels of the limits that refused, by index. */
+    final LimitLabels limits = new LimitLabels();
     private final Map<String, ModelMeters> models = new HashMap<>();
     private final ModelMeters unconfigured;
 
@@ -86,12 +89,11 @@ final class DecisionMeters {
 
     /** The counters of one (model, pool); a race on first use only registers the same counter twice. */
     final class PoolMeters {
-        private static final int LIMITS = DecisionLabels.limitCount();
         private static final int MODES = DecisionLabels.modeCount();
 
         private final String model;
         private final String name;
-        private final Counter[] decisions = new Counter[DecisionLabels.outcomeCount() * LIMITS * MODES * 2];
+        private final Counter[] decisions = new Counter[DecisionLabels.outcomeCount() * limits.count() * MODES * 2];
         private Counter inputTokens;
         private Counter outputTokens;
 
@@ -101,11 +103,11 @@ final class DecisionMeters {
         }
 
         Counter decision(int outcome, int limit, int mode, boolean shadow) {
-            int index = ((outcome * LIMITS + limit) * MODES + mode) * 2 + (shadow ? 1 : 0);
+            int index = ((outcome * limits.count() + limit) * MODES + mode) * 2 + (shadow ? 1 : 0);
             Counter counter = decisions[index];
             if (counter == null) {
                 counter = meters.counter(Instrument.DECISIONS, Tags.of("model", model, "pool", name,
-                        "outcome", DecisionLabels.outcome(outcome), "limit", DecisionLabels.limit(limit),
+                        "outcome", DecisionLabels.outcome(outcome), "limit", limits.label(limit),
                         "mode", DecisionLabels.mode(mode), "shadow", Boolean.toString(shadow)));
                 decisions[index] = counter;
             }

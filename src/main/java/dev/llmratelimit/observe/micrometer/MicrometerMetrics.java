@@ -80,7 +80,7 @@ final class MicrometerMetrics implements Metrics {
         Plan plan = admission.plan();
         DecisionMeters.ModelMeters model = decisions.model(plan);
         int outcome = DecisionLabels.outcomeIndex(admission);
-        model.pool(plan).decision(outcome, DecisionLabels.limitIndex(admission), DecisionLabels.modeIndex(admission),
+        model.pool(plan).decision(outcome, decisions.limits.index(admission), DecisionLabels.modeIndex(admission),
                 admission.isShadow()).increment();
         model.latency(outcome).record(elapsedNanos, TimeUnit.NANOSECONDS);
     }

@@ -2,6 +2,7 @@ package dev.llmratelimit.observe.otel;
 
 import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.observe.DecisionLabels;
+import dev.llmratelimit.observe.LimitLabels;
 import dev.llmratelimit.policy.ModelPolicy;
 import dev.llmratelimit.policy.RateLimitPolicy;
 import io.opentelemetry.api.common.AttributeKey;
@@ -25,6 +26,8 @@ final class DecisionAttributes {
     static final AttributeKey<Boolean> SHADOW = AttributeKey.booleanKey("shadow");
     static final AttributeKey<String> TYPE = AttributeKey.stringKey("type");
 
+    /** The labels of the limits that refused, by index. */
+    final LimitLabels limits = new LimitLabels();
     private final Map<String, ModelAttributes> models = new HashMap<>();
     private final ModelAttributes unconfigured = new ModelAttributes(DecisionLabels.UNCONFIGURED_MODEL);
 
@@ -32,12 +35,12 @@ final class DecisionAttributes {
         for (ModelPolicy model : policy.models().values()) {
             ModelAttributes attributes = new ModelAttributes(model.name());
             for (String pool : model.poolNames()) {
-                attributes.pools.put(pool, new PoolAttributes(model.name(), pool));
+                attributes.pools.put(pool, new PoolAttributes(model.name(), pool, limits));
             }
             models.put(model.name(), attributes);
         }
         unconfigured.pools.put(DecisionLabels.NO_POOL, new PoolAttributes(DecisionLabels.UNCONFIGURED_MODEL,
-                DecisionLabels.NO_POOL));
+                DecisionLabels.NO_POOL, limits));
     }
 
     /** The model of a decision: {@code null} plan means an unconfigured model. */
@@ -84,7 +87,6 @@ final class DecisionAttributes {
 
     /** The attributes of one (model, pool). */
     static final class PoolAttributes {
-        private static final int LIMITS = DecisionLabels.limitCount();
         private static final int MODES = DecisionLabels.modeCount();
 
         final Attributes pool;
@@ -92,12 +94,15 @@ final class DecisionAttributes {
         final Attributes outputTokens;
         private final String model;
         private final String name;
+        private final LimitLabels limits;
         /** Indexed by outcome, limit, mode and shadow; filled on first use (a race only builds an equal set twice). */
-        private final Attributes[] decisions = new Attributes[DecisionLabels.outcomeCount() * LIMITS * MODES * 2];
+        private final Attributes[] decisions;
 
-        private PoolAttributes(String model, String name) {
+        private PoolAttributes(String model, String name, LimitLabels limits) {
             this.model = model;
             this.name = name;
+            this.limits = limits;
+            this.decisions = new Attributes[DecisionLabels.outcomeCount() * limits.count() * MODES * 2];
             this.pool = Attributes.of(MODEL, model, POOL, name);
             this.inputTokens = Attributes.of(MODEL, model, POOL, name, TYPE, "input");
             this.outputTokens = Attributes.of(MODEL, model, POOL, name, TYPE, "output");
@@ -108,13 +113,13 @@ final class DecisionAttributes {
         }
 
         Attributes decision(int outcome, int limit, int mode, boolean shadow) {
-            int index = ((outcome * LIMITS + limit) * MODES + mode) * 2 + (shadow ? 1 : 0);
+            int index = ((outcome * limits.count() + limit) * MODES + mode) * 2 + (shadow ? 1 : 0);
             Attributes attributes = decisions[index];
             if (attributes == null) {
                 attributes = Attributes.builder()
                         .put(MODEL, model).put(POOL, name)
                         .put(OUTCOME, DecisionLabels.outcome(outcome))
-                        .put(LIMIT, DecisionLabels.limit(limit))
+                        .put(LIMIT, limits.label(limit))
                         .put(MODE, DecisionLabels.mode(mode))
                         .put(SHADOW, shadow)
                         .build();

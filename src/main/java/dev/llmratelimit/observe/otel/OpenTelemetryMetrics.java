@@ -137,7 +137,7 @@ final class OpenTelemetryMetrics implements Metrics {
         DecisionAttributes.ModelAttributes model = attributes.model(plan);
         DecisionAttributes.PoolAttributes pool = model.pool(plan);
         int outcome = DecisionLabels.outcomeIndex(admission);
-        decisions.add(1, pool.decision(outcome, DecisionLabels.limitIndex(admission),
+        decisions.add(1, pool.decision(outcome, attributes.limits.index(admission),
                 DecisionLabels.modeIndex(admission), admission.isShadow()));
         latency.record(elapsedNanos / 1e9, model.latency(outcome));
         Span span = Span.current();

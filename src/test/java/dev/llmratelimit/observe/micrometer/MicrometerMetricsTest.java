@@ -123,6 +123,19 @@ class MicrometerMetricsTest {
         after.close();
     }
 
+    @Test
+    void aRefusalByALimitOfAFurtherWindowNamesTheWindow() {
+        RateLimitPolicy policy = policy("models.m.rpm=10", "models.m.limits.requests.1h=1");
+        Metrics metrics = MicrometerTelemetry.of(registry).metrics(policy, health);
+        RateLimiter limiter = limiter(metrics, policy);
+        admit(limiter, "m", null).abort();
+        admit(limiter, "m", null).abort();
+
+        assertThat(decisions("m", "default", "admitted", "none", "generous")).isEqualTo(1);
+        assertThat(decisions("m", "default", "refused", "model_requests_1h", "generous")).isEqualTo(1);
+        metrics.close();
+    }
+
     private double decisions(String model, String pool, String outcome, String limit, String mode) {
         return registry.get("llm_ratelimit.decisions").tags("model", model, "pool", pool, "outcome", outcome,
                 "limit", limit, "mode", mode, "shadow", "false").counter().count();

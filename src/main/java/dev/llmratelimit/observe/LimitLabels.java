@@ -1,0 +1,71 @@
+package dev.llmratelimit.observe;
+
+import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.Refusal;
+import dev.llmratelimit.engine.WindowLength;
+
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * The label of the limit that refused a decision, by a small index, as one observer (the metrics,
+ * the status page) keeps them: {@code <scope>_<dimension>} for a limit of the configured window
+ * ({@code model_requests}), with the window's length after it for a limit of a further window
+ * ({@code model_requests_1d}, {@code team_tokens_30d}). Labels of further windows are made on
+ * their first refusal, at most {@value #FURTHER_WINDOWS} (more is more than any policy has: beyond
+ * that a refusal keeps the label without its window), so arrays indexed by label stay small.
+ */
+public final class LimitLabels {
+
+    static final int FURTHER_WINDOWS = 32;
+
+    private final String[] labels = new String[DecisionLabels.fixedLimitCount() + FURTHER_WINDOWS];
+    /** The index of each further window's label. */
+    private final ConcurrentMap<Further, Integer> further = new ConcurrentHashMap<>();
+
+    /** A limit of a further window: the index of its label without the window, and the window's length. */
+    private record Further(int fixed, long window) {
+    }
+
+    public LimitLabels() {
+        for (int i = 0; i < DecisionLabels.fixedLimitCount(); i++) {
+            labels[i] = DecisionLabels.fixedLimit(i);
+        }
+    }
+
+    /** How many labels there can be: the size of an array indexed by {@link #index}. */
+    public int count() {
+        return labels.length;
+    }
+
+    /** {@code none}, {@code model_requests}, {@code key_parallel_requests}, {@code model_requests_1d}, {@code budget}, ... */
+    public String label(int index) {
+        return labels[index];
+    }
+
+    /** The index of the limit that refused the request, 0 when none did. */
+    public int index(Admission admission) {
+        Refusal refusal = admission.refusal();
+        int fixed = DecisionLabels.fixedLimitIndex(refusal);
+        if (refusal == null || !refusal.dimension().isWindowed() || refusal.group().window().tag().isEmpty()) {
+            return fixed;
+        }
+        long window = refusal.group().window().millis();
+        Integer index = further.get(new Further(fixed, window));
+        return index != null ? index : register(new Further(fixed, window));
+    }
+
+    private synchronized int register(Further limit) {
+        Integer known = further.get(limit);
+        if (known != null) {
+            return known;
+        }
+        if (further.size() == FURTHER_WINDOWS) {
+            return limit.fixed();
+        }
+        int index = DecisionLabels.fixedLimitCount() + further.size();
+        labels[index] = labels[limit.fixed()] + "_" + WindowLength.format(limit.window());   // set before the index is published
+        further.put(limit, index);
+        return index;
+    }
+}
