@@ -12,16 +12,21 @@ import java.util.concurrent.ConcurrentMap;
  * the status page) keeps them: {@code <scope>_<dimension>} for a limit of the configured window
  * ({@code model_requests}), with the window's length after it for a limit of a further window
  * ({@code model_requests_1d}, {@code team_tokens_30d}). Labels of further windows are made on
- * their first refusal, at most {@value #FURTHER_WINDOWS} (more is more than any policy has: beyond
- * that a refusal keeps the label without its window), so arrays indexed by label stay small.
+ * their first refusal, at most {@value #FURTHER_WINDOWS} per instance (a scope's further windows
+ * times its dimensions, over every scope and reload; beyond that a refusal keeps the label without
+ * its window), so tables of a decision's attributes stay arrays: see {@link #slot}.
  */
 public final class LimitLabels {
 
-    static final int FURTHER_WINDOWS = 32;
+    static final int FURTHER_WINDOWS = 256;
+    private static final int MODES = DecisionLabels.modeCount();
+    private static final int OUTCOMES = DecisionLabels.outcomeCount();
 
     private final String[] labels = new String[DecisionLabels.fixedLimitCount() + FURTHER_WINDOWS];
     /** The index of each further window's label. */
     private final ConcurrentMap<Further, Integer> further = new ConcurrentHashMap<>();
+    /** The next free label index; guarded by this. */
+    private int next = DecisionLabels.fixedLimitCount();
 
     /** A limit of a further window: the index of its label without the window, and the window's length. */
     private record Further(int fixed, long window) {
@@ -36,6 +41,21 @@ public final class LimitLabels {
     /** How many labels there can be: the size of an array indexed by {@link #index}. */
     public int count() {
         return labels.length;
+    }
+
+    /** The size of an array indexed by {@link #slot}. */
+    public int slots() {
+        return (OUTCOMES + labels.length - 1) * MODES * 2;
+    }
+
+    /**
+     * A decision's place in a table of its attribute sets (outcome, limit, mode, shadow). Only a
+     * refused decision has a limit other than {@code none}, so the table holds the outcomes once
+     * and the refusing limits once, not their product.
+     */
+    public int slot(int outcome, int limit, int mode, boolean shadow) {
+        int row = limit == 0 ? outcome : OUTCOMES + limit - 1;
+        return (row * MODES + mode) * 2 + (shadow ? 1 : 0);
     }
 
     /** {@code none}, {@code model_requests}, {@code key_parallel_requests}, {@code model_requests_1d}, {@code budget}, ... */
@@ -60,10 +80,11 @@ public final class LimitLabels {
         if (known != null) {
             return known;
         }
-        if (further.size() == FURTHER_WINDOWS) {
+        if (next == labels.length) {
+            further.put(limit, limit.fixed());      // remembered, so the next refusal finds it without the lock
             return limit.fixed();
         }
-        int index = DecisionLabels.fixedLimitCount() + further.size();
+        int index = next++;
         labels[index] = labels[limit.fixed()] + "_" + WindowLength.format(limit.window());   // set before the index is published
         further.put(limit, index);
         return index;

@@ -9,9 +9,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What this instance decided in the last {@value #BUCKETS} x {@value #BUCKET_MILLIS} ms (30
@@ -93,12 +95,13 @@ public final class RecentActivity implements DecisionObserver {
         private final AtomicLongArray refused = new AtomicLongArray(BUCKETS);
         /** The highest saturation per bucket, as {@link Double#doubleToRawLongBits} (-1 for none). */
         private final AtomicLongArray saturation = new AtomicLongArray(BUCKETS);
-        private final AtomicLongArray[] refusedBy = new AtomicLongArray[BUCKETS];
+        /** Per bucket the refusals by limit label index; a label is added on its first refusal in the ring. */
+        private final List<ConcurrentMap<Integer, LongAdder>> refusedBy = new ArrayList<>(BUCKETS);
 
         Ring() {
             for (int i = 0; i < BUCKETS; i++) {
                 ids.set(i, Long.MIN_VALUE);
-                refusedBy[i] = new AtomicLongArray(limits.count());
+                refusedBy.add(new ConcurrentHashMap<>());
             }
         }
 
@@ -109,7 +112,7 @@ public final class RecentActivity implements DecisionObserver {
             }
             if (wasRefused) {
                 refused.incrementAndGet(i);
-                refusedBy[i].incrementAndGet(limit);
+                refusedBy.get(i).computeIfAbsent(limit, l -> new LongAdder()).increment();
             } else {
                 admitted.incrementAndGet(i);
             }
@@ -127,9 +130,7 @@ public final class RecentActivity implements DecisionObserver {
             admitted.set(i, 0);
             refused.set(i, 0);
             saturation.set(i, Double.doubleToRawLongBits(-1));
-            for (int limit = 0; limit < refusedBy[i].length(); limit++) {
-                refusedBy[i].set(limit, 0);
-            }
+            refusedBy.get(i).values().forEach(LongAdder::reset);   // kept: a count racing this one goes to the new bucket
             ids.set(i, bucket);
         }
 
@@ -139,11 +140,11 @@ public final class RecentActivity implements DecisionObserver {
                 return new Point(bucket * BUCKET_MILLIS, 0, 0, -1, Map.of());
             }
             Map<String, Long> by = new LinkedHashMap<>();
-            for (int limit = 0; limit < refusedBy[i].length(); limit++) {
-                if (refusedBy[i].get(limit) > 0) {
-                    by.put(limits.label(limit), refusedBy[i].get(limit));
+            new TreeMap<>(refusedBy.get(i)).forEach((limit, count) -> {
+                if (count.sum() > 0) {
+                    by.put(limits.label(limit), count.sum());
                 }
-            }
+            });
             return new Point(bucket * BUCKET_MILLIS, admitted.get(i), refused.get(i),
                     Double.longBitsToDouble(saturation.get(i)), by);
         }

@@ -89,11 +89,10 @@ final class DecisionMeters {
 
     /** The counters of one (model, pool); a race on first use only registers the same counter twice. */
     final class PoolMeters {
-        private static final int MODES = DecisionLabels.modeCount();
 
         private final String model;
         private final String name;
-        private final Counter[] decisions = new Counter[DecisionLabels.outcomeCount() * limits.count() * MODES * 2];
+        private final Counter[] decisions = new Counter[limits.slots()];
         private Counter inputTokens;
         private Counter outputTokens;
 
@@ -103,7 +102,7 @@ final class DecisionMeters {
         }
 
         Counter decision(int outcome, int limit, int mode, boolean shadow) {
-            int index = ((outcome * limits.count() + limit) * MODES + mode) * 2 + (shadow ? 1 : 0);
+            int index = limits.slot(outcome, limit, mode, shadow);
             Counter counter = decisions[index];
             if (counter == null) {
                 counter = meters.counter(Instrument.DECISIONS, Tags.of("model", model, "pool", name,

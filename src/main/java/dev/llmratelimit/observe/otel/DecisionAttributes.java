@@ -87,7 +87,6 @@ final class DecisionAttributes {
 
     /** The attributes of one (model, pool). */
     static final class PoolAttributes {
-        private static final int MODES = DecisionLabels.modeCount();
 
         final Attributes pool;
         final Attributes inputTokens;
@@ -102,7 +101,7 @@ final class DecisionAttributes {
             this.model = model;
             this.name = name;
             this.limits = limits;
-            this.decisions = new Attributes[DecisionLabels.outcomeCount() * limits.count() * MODES * 2];
+            this.decisions = new Attributes[limits.slots()];
             this.pool = Attributes.of(MODEL, model, POOL, name);
             this.inputTokens = Attributes.of(MODEL, model, POOL, name, TYPE, "input");
             this.outputTokens = Attributes.of(MODEL, model, POOL, name, TYPE, "output");
@@ -113,7 +112,7 @@ final class DecisionAttributes {
         }
 
         Attributes decision(int outcome, int limit, int mode, boolean shadow) {
-            int index = ((outcome * limits.count() + limit) * MODES + mode) * 2 + (shadow ? 1 : 0);
+            int index = limits.slot(outcome, limit, mode, shadow);
             Attributes attributes = decisions[index];
             if (attributes == null) {
                 attributes = Attributes.builder()
