@@ -38,8 +38,8 @@ public final class LimitLabels {
         }
     }
 
-    /** How many labels there can be: the size of an array indexed by {@link #index}. */
-    public int count() {
+    /** How many labels there can be: every {@link #index} is below it. */
+    int count() {
         return labels.length;
     }
 
