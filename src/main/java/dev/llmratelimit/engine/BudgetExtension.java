@@ -1,8 +1,7 @@
 package dev.llmratelimit.engine;
 
-import java.util.Set;
-import java.util.HashSet;
 import dev.llmratelimit.budget.BudgetAdmission;
+import dev.llmratelimit.budget.BudgetIdentity;
 import dev.llmratelimit.budget.BudgetLine;
 import dev.llmratelimit.budget.BudgetPolicy;
 import dev.llmratelimit.budget.BudgetScope;
@@ -11,7 +10,11 @@ import dev.llmratelimit.usage.Usage;
 
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Budgets (docs/budgets.md) as counter groups of the one admission plan: one {@link GroupKind#BUDGET}
@@ -21,6 +24,9 @@ import java.util.List;
  * admission each group adds the request's worst-case cost, settled to the actual cost after the
  * call; in {@code recorded} admission nothing is added before the call. A budget that applies to a
  * model without a price makes the request {@link Contribution#UNPRICED}: an unknown price is never free.
+ * The budget groups of an identity and a model are built once per budget period and kept (at most
+ * {@value #MAX_KEPT} identities and models; beyond, the cache starts over): a request adds its worst
+ * case only, and stores compile the groups once.
  */
 public final class BudgetExtension implements PlanExtension {
 
@@ -28,8 +34,30 @@ public final class BudgetExtension implements PlanExtension {
     /** Tells a soft budget's counter apart from the hard budget of the same scope and model. */
     public static final String SOFT = "soft:";
 
+    static final int MAX_KEPT = 10_000;
+    private static final Increments NOTHING = new Increments(0, 0, 0, false);
+
     private final BudgetPolicy policy;
     private final Clock clock;
+    private final Map<Spender, Budgeted> kept = new ConcurrentHashMap<>();
+
+    /** Whose spend, on which model. */
+    private record Spender(BudgetIdentity identity, String model) {
+    }
+
+    /**
+     * The budgets of a spender in one budget period, valid from {@code from} until {@code until}:
+     * whether any applies, their groups with nothing added ({@code null} when no group counts), and
+     * the configured keys among their subjects.
+     */
+    private record Budgeted(boolean applies, PlanGroups groups, Set<String> configuredKeys, long from, long until) {
+
+        static final Budgeted NONE = new Budgeted(false, null, Set.of(), Long.MIN_VALUE, Long.MAX_VALUE);
+
+        boolean validAt(long now) {
+            return from <= now && now < until;
+        }
+    }
 
     public BudgetExtension(BudgetPolicy policy, Clock clock) {
         this.policy = policy;
@@ -38,8 +66,8 @@ public final class BudgetExtension implements PlanExtension {
 
     @Override
     public Contribution contribute(AdmissionRequest request, TokenEstimate tokens) {
-        List<BudgetLine> lines = policy.linesFor(request.identity(), request.model(), clock.millis());
-        if (lines.isEmpty()) {
+        Budgeted budgeted = budgetedAt(request, clock.millis());
+        if (!budgeted.applies()) {
             return Contribution.NONE;
         }
         ModelPrice own = policy.prices().priceOf(request.model());
@@ -51,27 +79,67 @@ public final class BudgetExtension implements PlanExtension {
             UNPRICED_CHARGES.log("A budgeted request for a model without a price is charged the budget.unpriced price", null);
         }
         long worstCase = policy.admission() == BudgetAdmission.RESERVE ? worstCase(price, request, tokens) : 0;
-        Increments add = new Increments(0, 0, worstCase, false);
+        List<CounterGroup> groups = budgeted.groups() == null ? List.of() : adding(budgeted.groups(), worstCase);
+        return new Contribution(groups, new BudgetCharge(price, budgeted.configuredKeys()));
+    }
+
+    /** The budgets of the request's identity and model in the period {@code now} lies in. */
+    private Budgeted budgetedAt(AdmissionRequest request, long now) {
+        Spender spender = new Spender(request.identity(), request.model());
+        Budgeted known = kept.get(spender);
+        if (known != null && known.validAt(now)) {
+            return known;
+        }
+        Budgeted built = budgeted(policy.linesFor(request.identity(), request.model(), now));
+        if (kept.size() >= MAX_KEPT) {
+            kept.clear();
+        }
+        kept.put(spender, built);
+        return built;
+    }
+
+    /** Identities and models kept, for tests of the bound. */
+    int kept() {
+        return kept.size();
+    }
+
+    private Budgeted budgeted(List<BudgetLine> lines) {
+        if (lines.isEmpty()) {
+            return Budgeted.NONE;
+        }
         List<CounterGroup> groups = new ArrayList<>(lines.size() + 1);
+        Set<String> configuredKeys = new HashSet<>(1);
         for (BudgetLine line : lines) {
             GroupWindow period = GroupWindow.period(Long.toString(line.periodStart()), line.periodEnd());
             String id = groupId(line);
             if (line.hasLimit()) {
                 groups.add(new CounterGroup(GroupKind.BUDGET, id, line.model(), period,
-                        new Limits(Limits.NONE, Limits.NONE, Limits.NONE, line.limit()), Enforcement.ALWAYS, add));
+                        new Limits(Limits.NONE, Limits.NONE, Limits.NONE, line.limit()), Enforcement.ALWAYS, NOTHING));
             }
             if (line.soft() >= 0) {
                 groups.add(new CounterGroup(GroupKind.BUDGET, SOFT + id, line.model(), period,
-                        new Limits(Limits.NONE, Limits.NONE, Limits.NONE, line.soft()), Enforcement.TRACKED, add));
+                        new Limits(Limits.NONE, Limits.NONE, Limits.NONE, line.soft()), Enforcement.TRACKED, NOTHING));
             }
-        }
-        Set<String> configuredKeys = new HashSet<>(1);
-        for (BudgetLine line : lines) {
             if (line.scope() == BudgetScope.KEY && policy.isConfigured(BudgetScope.KEY, line.subject())) {
                 configuredKeys.add(line.subject());
             }
         }
-        return new Contribution(groups, new BudgetCharge(price, configuredKeys));
+        BudgetLine first = lines.get(0);
+        return new Budgeted(true, groups.isEmpty() ? null : PlanGroups.of(groups), Set.copyOf(configuredKeys),
+                first.periodStart(), first.periodEnd());
+    }
+
+    /** The budget groups each adding the worst case (none in {@code recorded} admission): the same counters. */
+    private static PlanGroups adding(PlanGroups groups, long worstCase) {
+        if (worstCase == 0) {
+            return groups;
+        }
+        Increments add = new Increments(0, 0, worstCase, false);
+        CounterGroup[] adding = new CounterGroup[groups.size()];
+        for (int i = 0; i < adding.length; i++) {
+            adding[i] = groups.get(i).withIncrements(add);
+        }
+        return groups.replacing(adding);
     }
 
     /**

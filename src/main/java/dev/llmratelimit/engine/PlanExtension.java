@@ -27,8 +27,9 @@ public interface PlanExtension {
         public static final Contribution NONE = new Contribution(List.of(), null, false);
         public static final Contribution UNPRICED = new Contribution(List.of(), null, true);
 
+        /** A plan list is kept as it is (immutable, and what stores compiled for it stays with it). */
         public Contribution {
-            groups = List.copyOf(groups);
+            groups = groups instanceof PlanGroups kept ? kept : List.copyOf(groups);
         }
 
         public Contribution(List<CounterGroup> groups, UsageCost cost) {

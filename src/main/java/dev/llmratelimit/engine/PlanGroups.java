@@ -9,16 +9,76 @@ import java.util.RandomAccess;
  * once: where the model group is, whether a pool shares work. A list of a configured model's pool
  * (and of a caller with it) is built once per policy and used by every request; a store compiles
  * what it needs for a list's counters (the memory store: cell references and lock order; Redis: each
- * script call's groups and keys) once and
- * keeps it on the list ({@link #compiled}). Lists that differ only in increments or limits (a
- * request's token estimate, a work-conserving share as decided) hold the same counters and share
- * what was compiled.
+ * script call's groups and keys) once and keeps it on the list ({@link #compiled}), each store its
+ * own (a plan may meet two: the shared store and, while it is out, this instance's own). Lists that
+ * differ only in increments or limits (a request's token estimate, a work-conserving share as
+ * decided, a budget's worst case) hold the same counters and share what was compiled; so do two
+ * such lists joined one after the other ({@link #concat}): a pool's groups followed by a caller's
+ * budgets are compiled once, not per request.
  */
 public final class PlanGroups extends AbstractList<CounterGroup> implements RandomAccess {
 
-    /** What a store compiled for the counters of one or more lists. */
+    /** What stores compiled for the counters of one or more lists, and the lists joined after them. */
     private static final class Compiled {
-        volatile Object value;
+        /** Stores compiling one list's counters at once: beyond, the last is replaced. */
+        private static final int MAX_OWNERS = 4;
+        /** Lists joined after one list ({@link #concat}): beyond, the joined list's counters are compiled per request. */
+        private static final int MAX_JOINS = 16;
+        private static final Object[] NONE = {};
+
+        /** Pairs of a store and what it compiled. */
+        private volatile Object[] byOwner = NONE;
+        /** Pairs of the {@code Compiled} of a list this one's list was joined after, and that of the joined list. */
+        private volatile Object[] joins = NONE;
+
+        Object of(Object owner) {
+            return valueOf(byOwner, owner);
+        }
+
+        synchronized void keep(Object owner, Object value) {
+            byOwner = withValue(byOwner, owner, value, MAX_OWNERS);
+        }
+
+        /** The {@code Compiled} of a list of {@code first}'s counters followed by this one's. */
+        Compiled after(Compiled first) {
+            Object joined = valueOf(joins, first);
+            if (joined != null) {
+                return (Compiled) joined;
+            }
+            synchronized (this) {
+                joined = valueOf(joins, first);
+                if (joined == null) {
+                    joined = new Compiled();
+                    if (joins.length < 2 * MAX_JOINS) {
+                        joins = withValue(joins, first, joined, MAX_JOINS);
+                    }
+                }
+                return (Compiled) joined;
+            }
+        }
+
+        private static Object valueOf(Object[] pairs, Object key) {
+            for (int i = 0; i < pairs.length; i += 2) {
+                if (pairs[i] == key) {
+                    return pairs[i + 1];
+                }
+            }
+            return null;
+        }
+
+        /** The pairs with {@code key}'s value set: replaced, added, or (when full) put in the last pair's place. */
+        private static Object[] withValue(Object[] pairs, Object key, Object value, int max) {
+            int at = 0;
+            while (at < pairs.length && pairs[at] != key) {
+                at += 2;
+            }
+            Object[] next = java.util.Arrays.copyOf(pairs, at < pairs.length ? pairs.length
+                    : Math.min(pairs.length + 2, 2 * max));
+            at = Math.min(at, next.length - 2);
+            next[at] = key;
+            next[at + 1] = value;
+            return next;
+        }
     }
 
     private final CounterGroup[] groups;
@@ -30,6 +90,9 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
     private final long acquiring;
     private final boolean reservesTokens;
     private final Compiled compiled;
+    /** The two lists {@link #concat} joined into this one, {@code null} for a list not joined. */
+    private final PlanGroups head;
+    private final PlanGroups tail;
     /** The last list decided among a set of active pools ({@link #among}), reused while the set stays. */
     private volatile Among lastAmong;
 
@@ -38,11 +101,17 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
     }
 
     private PlanGroups(CounterGroup[] groups, Compiled compiled) {
+        this(groups, compiled, null, null);
+    }
+
+    private PlanGroups(CounterGroup[] groups, Compiled compiled, PlanGroups head, PlanGroups tail) {
         if (groups.length == 0) {
             throw new IllegalArgumentException("A plan has at least one group");
         }
         this.groups = groups;
         this.compiled = compiled;
+        this.head = head;
+        this.tail = tail;
         int[] models = new int[groups.length];
         int modelCount = 0;
         PoolSharing firstSharing = null;
@@ -79,13 +148,30 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
         return groups instanceof PlanGroups built ? built : new PlanGroups(groups.toArray(new CounterGroup[0]), new Compiled());
     }
 
-    /** {@code first} followed by {@code then}. */
+    /**
+     * {@code first} followed by {@code then}. When both are plan lists, what stores compile for the
+     * result is shared with every other list joined from lists of the same counters, and the result
+     * remembers its two parts ({@link #head}, {@link #tail}).
+     */
     public static PlanGroups concat(List<CounterGroup> first, List<CounterGroup> then) {
         CounterGroup[] all = new CounterGroup[first.size() + then.size()];
         for (int i = 0; i < all.length; i++) {
             all[i] = i < first.size() ? first.get(i) : then.get(i - first.size());
         }
+        if (first instanceof PlanGroups head && then instanceof PlanGroups tail) {
+            return new PlanGroups(all, tail.compiled.after(head.compiled), head, tail);
+        }
         return new PlanGroups(all, new Compiled());
+    }
+
+    /** The first of the two lists {@link #concat} joined into this one; {@code null} for a list not joined. */
+    public PlanGroups head() {
+        return head;
+    }
+
+    /** The second of the two lists {@link #concat} joined into this one; {@code null} for a list not joined. */
+    public PlanGroups tail() {
+        return tail;
     }
 
     /**
@@ -100,7 +186,20 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
                 next[i] = replaced[i];
             }
         }
-        return new PlanGroups(next, compiled);
+        if (head == null) {
+            return new PlanGroups(next, compiled);
+        }
+        return new PlanGroups(next, compiled, head.replacing(replaced, 0), tail.replacing(replaced, head.size()));
+    }
+
+    /** This list with the replacements from {@code replaced[from]} on; itself when there are none. */
+    private PlanGroups replacing(CounterGroup[] replaced, int from) {
+        for (int i = 0; i < groups.length; i++) {
+            if (replaced[from + i] != null) {
+                return replacing(java.util.Arrays.copyOfRange(replaced, from, from + groups.length));
+            }
+        }
+        return this;
     }
 
     /**
@@ -197,13 +296,13 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
         return reservesTokens;
     }
 
-    /** What the store that compiled these counters last kept, {@code null} before. */
-    public Object compiled() {
-        return compiled.value;
+    /** What {@code store} compiled for these counters, {@code null} before. */
+    public Object compiled(Object store) {
+        return compiled.of(store);
     }
 
-    /** Keeps what a store compiled for these counters; a store checks that what it reads back is its own. */
-    public void compile(Object value) {
-        compiled.value = value;
+    /** Keeps what {@code store} compiled for these counters. */
+    public void compile(Object store, Object value) {
+        compiled.keep(store, value);
     }
 }

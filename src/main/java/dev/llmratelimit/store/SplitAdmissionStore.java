@@ -7,6 +7,7 @@ import dev.llmratelimit.engine.GroupKind;
 import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.ModelGroups;
 import dev.llmratelimit.engine.Plan;
+import dev.llmratelimit.engine.PlanGroups;
 import dev.llmratelimit.engine.Refusal;
 import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.StoreUnavailableException;
@@ -46,6 +47,10 @@ public final class SplitAdmissionStore implements AdmissionStore {
     private record Part(Plan plan, int[] indexes) {
 
         static Part of(Plan plan, boolean budgets) {
+            PlanGroups joined = plan.groups();
+            if (joined.head() != null && !joined.head().hasBudgets() && onlyBudgets(joined.tail())) {
+                return ofJoined(plan, budgets);
+            }
             List<CounterGroup> groups = new ArrayList<>(plan.groups().size());
             int[] indexes = new int[plan.groups().size()];
             for (int i = 0; i < plan.groups().size(); i++) {
@@ -58,6 +63,30 @@ public final class SplitAdmissionStore implements AdmissionStore {
             return groups.isEmpty() ? null : new Part(
                     plan.part(budgets ? 1 : 0, groups),
                     java.util.Arrays.copyOf(indexes, groups.size()));
+        }
+
+        /**
+         * A part of a plan joined from its counter groups and then its budgets: one of the two lists
+         * as it is, so what its store compiled for it is used again.
+         */
+        private static Part ofJoined(Plan plan, boolean budgets) {
+            PlanGroups head = plan.groups().head();
+            PlanGroups groups = budgets ? plan.groups().tail() : head;
+            int from = budgets ? head.size() : 0;
+            int[] indexes = new int[groups.size()];
+            for (int i = 0; i < indexes.length; i++) {
+                indexes[i] = from + i;
+            }
+            return new Part(plan.part(budgets ? 1 : 0, groups), indexes);
+        }
+
+        private static boolean onlyBudgets(List<CounterGroup> groups) {
+            for (CounterGroup group : groups) {
+                if (group.kind() != GroupKind.BUDGET) {
+                    return false;
+                }
+            }
+            return true;
         }
     }
 

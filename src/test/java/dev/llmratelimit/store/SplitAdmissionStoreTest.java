@@ -8,8 +8,10 @@ import dev.llmratelimit.engine.BudgetExtension;
 import dev.llmratelimit.engine.CallerCounter;
 import dev.llmratelimit.engine.CallerPlan;
 import dev.llmratelimit.engine.CallerScope;
+import dev.llmratelimit.engine.CounterGroup;
 import dev.llmratelimit.engine.Dimension;
 import dev.llmratelimit.engine.GroupKind;
+import dev.llmratelimit.engine.PlanGroups;
 import dev.llmratelimit.engine.PromptTokens;
 import dev.llmratelimit.engine.RateLimiter;
 import dev.llmratelimit.policy.PolicyParser;
@@ -74,6 +76,23 @@ class SplitAdmissionStoreTest {
         assertThat(cheap.outcome()).isEqualTo(Admission.Outcome.ADMITTED);
         assertThat(cheap.verdict().requestRemaining()).isEqualTo(10 - 1 - 1);
         assertThat(cheap.verdict().budget().remainingMicros()).isZero();
+    }
+
+    @Test
+    void eachStoreIsHandedItsPartAsTheListItCompiledBefore() {
+        RateLimiter limiter = limiter("teams.team-a.budget=1");
+        Admission first = admit(limiter);
+        first.complete(new Usage(40, 60, 0));
+        Admission second = admit(limiter);
+        second.complete(new Usage(40, 60, 0));
+        assertThat(second.verdict().budget().remainingMicros()).isEqualTo(1_000_000 - 160 - 160);
+        PlanGroups counted = second.plan().groups().head();
+        PlanGroups budgeted = second.plan().groups().tail();
+        assertThat(counted).extracting(CounterGroup::kind).containsExactly(GroupKind.KEY, GroupKind.MODEL, GroupKind.POOL);
+        assertThat(budgeted).extracting(CounterGroup::kind).containsExactly(GroupKind.BUDGET);
+        assertThat(counted.compiled(counters)).isNotNull().isSameAs(first.plan().groups().head().compiled(counters));
+        assertThat(budgeted.compiled(budgets)).isNotNull().isSameAs(first.plan().groups().tail().compiled(budgets));
+        assertThat(limiter.snapshot("m").requests()).isEqualTo(2);
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.llmratelimit.store.memory;
 import dev.llmratelimit.engine.Dimension;
 import dev.llmratelimit.engine.GroupCounts;
 import dev.llmratelimit.engine.GroupWindow;
+import dev.llmratelimit.engine.RequestId;
 
 import java.util.Arrays;
 import java.util.HashMap;
@@ -227,17 +228,17 @@ final class CounterCell {
     }
 
     /** Reserves {@code micros} of the live period for the request until {@code leaseEnd}. */
-    void reserve(Field field, String requestId, long micros, long leaseEnd) {
+    void reserve(Field field, RequestId id, long micros, long leaseEnd) {
         if (reservations == null) {
             reservations = new MoneyReservations();
         }
-        reservations.hold(requestId, micros, leaseEnd);
+        reservations.hold(id, micros, leaseEnd);
         add(field.live, RESERVED, micros);
     }
 
     /** Gives the request's reservation back; returns it, 0 when it expired or was never held. */
-    long release(Field field, String requestId) {
-        long micros = reservations == null ? 0 : reservations.release(requestId);
+    long release(Field field, RequestId id) {
+        long micros = reservations == null ? 0 : reservations.release(id);
         add(field.live, RESERVED, -micros);
         return micros;
     }

@@ -14,6 +14,7 @@ import dev.llmratelimit.engine.Plan;
 import dev.llmratelimit.engine.PlanGroups;
 import dev.llmratelimit.engine.PlanRule;
 import dev.llmratelimit.engine.PoolSharing;
+import dev.llmratelimit.engine.RequestId;
 import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.StoreUnavailableException;
 import dev.llmratelimit.engine.Verdict;
@@ -178,7 +179,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 CounterCell.add(live, dimension.index(), add.of(dimension));
             }
             if (add.micros() > 0) {
-                cell.reserve(field, plan.requestId(), add.micros(), leaseEnd);
+                cell.reserve(field, plan.id(), add.micros(), leaseEnd);
             }
         }
         if (add.slot()) {
@@ -232,7 +233,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                     cell.releaseSlot(applied[groups.size() + SLOT_LEASE_END]);   // without the record it was given back, or its lease ended
                 }
                 if (group.countsMoney()) {
-                    settleMoney(group, cell, fields[i], plan.requestId(), settlement, now);
+                    settleMoney(group, cell, fields[i], plan.id(), settlement, now);
                 } else if (group.window().counts()) {
                     settleCounts(group, cell, fields[i], applied != null, applied == null ? 0 : applied[i], settlement, now);
                 }
@@ -355,9 +356,9 @@ public final class MemoryAdmissionStore implements AdmissionStore {
      * back, and (unless cancelled) the cost is spent, once: a settlement after the lease ended
      * neither refunds twice nor charges twice. {@link Settlement#KEEP} spends the worst case.
      */
-    private static void settleMoney(CounterGroup group, CounterCell cell, CounterCell.Field field, String requestId,
+    private static void settleMoney(CounterGroup group, CounterCell cell, CounterCell.Field field, RequestId id,
                                     Settlement settlement, long now) {
-        cell.release(field, requestId);
+        cell.release(field, id);
         if (!settlement.cancel()) {
             long spent = settlement.micros() == Settlement.KEEP ? group.increments().micros() : settlement.micros();
             CounterCell.add(liveCounts(cell, field, now, group), CounterCell.MICROS, spent);
@@ -446,7 +447,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
      * The cells of a list of groups as this store compiled them: one per group, the locks they
      * need each once in lock order, and where each group's lock comes in that order.
      */
-    private record Cells(MemoryAdmissionStore store, CounterCell[] byGroup, CounterCell.Field[] fields,
+    private record Cells(CounterCell[] byGroup, CounterCell.Field[] fields,
                          CellLock[] lockOrder, int[] lockIndex, boolean[][] active) {
 
         /**
@@ -513,7 +514,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
      * looked up again.
      */
     private Cells lock(PlanGroups groups, long mask) {
-        if (groups.compiled() instanceof Cells known && known.store == this && known.lock(mask)) {
+        if (groups.compiled(this) instanceof Cells known && known.lock(mask)) {
             return known;
         }
         while (true) {
@@ -522,7 +523,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
                 for (int i = 0; i < cells.fields.length; i++) {
                     cells.fields[i] = cells.byGroup[i].field(field(groups.get(i)));   // under the lock
                 }
-                groups.compile(cells);
+                groups.compile(this, cells);
                 if (mask != ALL_GROUPS) {
                     cells.unlock(ALL_GROUPS);
                     if (!cells.lock(mask)) {
@@ -576,7 +577,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             PoolSharing sharing = groups.get(i).sharing();
             active[i] = sharing == null ? null : new boolean[sharing.pools().size()];
         }
-        return new Cells(this, byGroup, new CounterCell.Field[n], distinct, lockIndex, active);
+        return new Cells(byGroup, new CounterCell.Field[n], distinct, lockIndex, active);
     }
 
     private CellLock modelLock(CounterGroup group) {

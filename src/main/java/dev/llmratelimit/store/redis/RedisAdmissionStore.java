@@ -84,7 +84,7 @@ public final class RedisAdmissionStore implements AdmissionStore {
 
     @Override
     public Verdict decide(Plan plan) {
-        List<SlotCall> calls = SlotCall.of(plan, redis.keyPrefix(), cluster);
+        List<SlotCall> calls = SlotCall.of(plan, this, redis.keyPrefix(), cluster);
         Verdict headline = null;
         for (int c = 0; c < calls.size(); c++) {
             SlotCall call = calls.get(c);
@@ -184,7 +184,7 @@ public final class RedisAdmissionStore implements AdmissionStore {
     @Override
     public void settle(Plan plan, Settlement settlement) {
         StoreUnavailableException failure = null;
-        for (SlotCall call : SlotCall.of(plan, redis.keyPrefix(), cluster)) {
+        for (SlotCall call : SlotCall.of(plan, this, redis.keyPrefix(), cluster)) {
             try {
                 settle(call, settlement);
             } catch (StoreUnavailableException e) {

@@ -99,10 +99,11 @@ final class SlotCall {
 
     /**
      * The calls of a plan, in the order of their first group: one for all groups, or with
-     * {@code bySlot} one per cluster hash slot.
+     * {@code bySlot} one per cluster hash slot; their layouts are kept on the plan's list as
+     * {@code store}'s.
      */
-    static List<SlotCall> of(Plan plan, String prefix, boolean bySlot) {
-        List<Layout> layouts = layoutsOf(plan.groups(), prefix, bySlot);
+    static List<SlotCall> of(Plan plan, Object store, String prefix, boolean bySlot) {
+        List<Layout> layouts = layoutsOf(plan.groups(), store, prefix, bySlot);
         if (layouts.size() == 1) {
             return List.of(new SlotCall(plan, layouts.get(0)));
         }
@@ -114,8 +115,8 @@ final class SlotCall {
     }
 
     /** The layouts of the list's calls, as compiled on the list when they were worked out for this prefix and split. */
-    private static List<Layout> layoutsOf(PlanGroups groups, String prefix, boolean bySlot) {
-        if (groups.compiled() instanceof Layouts known && known.bySlot == bySlot && known.prefix.equals(prefix)) {
+    private static List<Layout> layoutsOf(PlanGroups groups, Object store, String prefix, boolean bySlot) {
+        if (groups.compiled(store) instanceof Layouts known && known.bySlot == bySlot && known.prefix.equals(prefix)) {
             return known.calls;
         }
         List<GroupKeys> groupKeys = new ArrayList<>(groups.size());
@@ -131,7 +132,7 @@ final class SlotCall {
         for (List<Integer> indexes : bySlotIndexes.values()) {
             layouts.add(Layout.of(groups.size(), indexes, groupKeys));
         }
-        groups.compile(new Layouts(prefix, bySlot, List.copyOf(layouts)));
+        groups.compile(store, new Layouts(prefix, bySlot, List.copyOf(layouts)));
         return layouts;
     }
 

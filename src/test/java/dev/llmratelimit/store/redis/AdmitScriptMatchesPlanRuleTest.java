@@ -60,7 +60,7 @@ class AdmitScriptMatchesPlanRuleTest {
                 long now = serverMillis(redis);
                 Case generated = generate(n, now);
                 generated.write(redis);
-                SlotCall call = SlotCall.of(generated.plan, PREFIX, false).get(0);
+                SlotCall call = SlotCall.of(generated.plan, this, PREFIX, false).get(0);
                 List<Long> read = runner.run(RedisAdmissionStore.ADMIT, RScript.ReturnType.MULTI, call.routingKey(),
                         call.keys, call.admitArgs());
 
