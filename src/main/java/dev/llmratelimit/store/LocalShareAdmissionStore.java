@@ -13,7 +13,6 @@ import dev.llmratelimit.engine.StoreUnavailableException;
 import dev.llmratelimit.engine.ThrottledLog;
 import dev.llmratelimit.engine.Verdict;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -79,25 +78,29 @@ public final class LocalShareAdmissionStore implements AdmissionStore {
         }
     }
 
-    /** The plan with every limit divided among {@code instances}, rounded up (a limit of 0 stays 0). */
+    /**
+     * The plan with every limit divided among {@code instances}, rounded up (a limit of 0 stays 0): the
+     * same counters, so what the local store compiled for them is used again.
+     */
     static Plan share(Plan plan, int instances) {
         if (instances == 1) {
             return plan;
         }
-        List<CounterGroup> groups = new ArrayList<>(plan.groups().size());
-        for (CounterGroup group : plan.groups()) {
+        CounterGroup[] groups = new CounterGroup[plan.groups().size()];
+        for (int i = 0; i < groups.length; i++) {
+            CounterGroup group = plan.group(i);
             Limits limits = group.limits();
             long[] windowed = new long[Dimension.WINDOWED.size()];
             for (Dimension dimension : Dimension.WINDOWED) {
                 windowed[dimension.index()] = share(limits.of(dimension), instances);
             }
             PoolSharing sharing = group.sharing();
-            groups.add(new CounterGroup(group.kind(), group.id(), group.member(), group.window(),
+            groups[i] = new CounterGroup(group.kind(), group.id(), group.member(), group.window(),
                     new Limits(windowed, share(limits.parallel(), instances), share(limits.micros(), instances)),
                     group.enforcement(), group.increments(),
-                    sharing == null ? null : sharing.withCapacity(share(sharing.capacity(), instances))));
+                    sharing == null ? null : sharing.withCapacity(share(sharing.capacity(), instances)));
         }
-        return plan.withGroups(groups);
+        return plan.withGroups(plan.groups().replacing(groups));
     }
 
     private static long[] share(long[] limits, int instances) {
