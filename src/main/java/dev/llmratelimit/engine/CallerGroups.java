@@ -11,7 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * also holds the scope's parallel slots (alone, without a window, when the scope limits nothing in
  * the configured window). Bounded: beyond {@value #MAX_PLANS} plans the cache starts over. The
  * groups of a plan followed by those of a model's pool are built once too ({@link #before}), so a
- * store compiles the whole list once.
+ * store compiles the whole list once; a plan's own list (what a request for a model that is not
+ * configured counts, with its budgets after it) is compiled once as well.
  */
 final class CallerGroups {
 
@@ -110,6 +111,6 @@ final class CallerGroups {
                         Enforcement.ALWAYS, new Increments(1, 0, 0, holdsSlot)));
             }
         }
-        return List.copyOf(groups);
+        return groups.isEmpty() ? List.of() : PlanGroups.of(groups);
     }
 }

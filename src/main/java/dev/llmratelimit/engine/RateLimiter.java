@@ -9,7 +9,6 @@ import dev.llmratelimit.policy.WindowMode;
 
 import java.security.SecureRandom;
 import java.time.Clock;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -175,7 +174,7 @@ public final class RateLimiter {
      * nothing applies.
      */
     private Admission admitUnconfigured(AdmissionRequest request) {
-        List<CounterGroup> groups = new ArrayList<>(callerGroups.of(request.callers()));
+        List<CounterGroup> groups = callerGroups.of(request.callers());
         UsageCost cost = UsageCost.FREE;
         if (!extensions.isEmpty()) {
             PlanExtension.TokenEstimate estimate = new UnconfiguredEstimate(request);
@@ -184,7 +183,7 @@ public final class RateLimiter {
                 if (contribution.unpriced()) {
                     return unpriced(request);
                 }
-                groups.addAll(contribution.groups());
+                groups = joined(groups, contribution.groups());
                 cost = contribution.cost() == null ? cost : contribution.cost();
             }
         }
@@ -193,6 +192,11 @@ public final class RateLimiter {
         }
         long now = clock.millis();
         return decide(new Plan(requestId(request), request.model(), "", groups, lease(request), cost), now, null);
+    }
+
+    /** {@code first} followed by {@code then}; either alone when the other is empty (what stores compiled for it stays). */
+    private static List<CounterGroup> joined(List<CounterGroup> first, List<CounterGroup> then) {
+        return first.isEmpty() ? then : then.isEmpty() ? first : PlanGroups.concat(first, then);
     }
 
     private Admission unpriced(AdmissionRequest request) {

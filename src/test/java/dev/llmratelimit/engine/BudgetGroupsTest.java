@@ -83,6 +83,24 @@ class BudgetGroupsTest {
     }
 
     @Test
+    void aModelNotConfiguredCountsItsCallersAndBudgetsOnCountersCompiledOnce() {
+        Map<String, String> withOther = properties("models.m.rpm=1000", "prices.other.input=1", "prices.other.output=2",
+                "teams.team-a.budget=0.000300");
+        MemoryAdmissionStore store = new MemoryAdmissionStore(clock);
+        RateLimiter limiter = new RateLimiter(PolicyParser.parse(withOther), store, clock, 600_000,
+                List.of(new BudgetExtension(BudgetPolicy.parse(withOther), clock)));
+        CallerPlan key = new CallerPlan(List.of(new CallerCounter(CallerScope.KEY, "sk-1", 2, 0, 0)), 60_000, 600_000);
+        AdmissionRequest request = AdmissionRequest.of("other", null, null).withCallers(key).withIdentity(ALICE)
+                .withTokens(PromptTokens.known(40), 10);   // worst case 60 micro-dollars
+        Admission first = limiter.admit(request);
+        Admission second = limiter.admit(request);
+        assertThat(first.plan().groups()).extracting(CounterGroup::kind).containsExactly(GroupKind.KEY, GroupKind.BUDGET);
+        assertThat(second.verdict().budget().remainingMicros()).isEqualTo(300 - 60 - 60);
+        assertThat(limiter.admit(request).refusal().dimension()).as("the key's 2 requests a minute").isEqualTo(Dimension.REQUESTS);
+        assertThat(second.plan().groups().compiled(store)).isNotNull().isSameAs(first.plan().groups().compiled(store));
+    }
+
+    @Test
     void theGroupsKeptAreBounded() {
         for (int i = 0; i <= BudgetExtension.MAX_KEPT; i++) {
             AdmissionRequest request = AdmissionRequest.of("m", null, null)
