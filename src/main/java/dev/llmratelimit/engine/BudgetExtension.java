@@ -12,9 +12,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Budgets (docs/budgets.md) as counter groups of the one admission plan: one {@link GroupKind#BUDGET}
@@ -39,7 +37,7 @@ public final class BudgetExtension implements PlanExtension {
 
     private final BudgetPolicy policy;
     private final Clock clock;
-    private final Map<Spender, Budgeted> kept = new ConcurrentHashMap<>();
+    private final StartingOverCache<Spender, Budgeted> kept = new StartingOverCache<>(MAX_KEPT);
 
     /** Whose spend, on which model. */
     private record Spender(BudgetIdentity identity, String model) {
@@ -90,12 +88,7 @@ public final class BudgetExtension implements PlanExtension {
         if (known != null && known.validAt(now)) {
             return known;
         }
-        Budgeted built = budgeted(policy.linesFor(request.identity(), request.model(), now));
-        if (kept.size() >= MAX_KEPT) {
-            kept.clear();
-        }
-        kept.put(spender, built);
-        return built;
+        return kept.keep(spender, budgeted(policy.linesFor(request.identity(), request.model(), now)));
     }
 
     /** Identities and models kept, for tests of the bound. */

@@ -2,8 +2,6 @@ package dev.llmratelimit.engine;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The counter groups of each caller scope of a {@link CallerPlan}, built once per distinct plan:
@@ -50,7 +48,7 @@ final class CallerGroups {
         }
     }
 
-    private final Map<CallerPlan, Built> built = new ConcurrentHashMap<>();
+    private final StartingOverCache<CallerPlan, Built> built = new StartingOverCache<>(MAX_PLANS);
 
     /** @param windows the policy's windows; {@code windowMillis} and {@code sliding} are theirs */
     CallerGroups(ScopeWindows windows, long windowMillis, boolean sliding) {
@@ -75,14 +73,7 @@ final class CallerGroups {
 
     private Built built(CallerPlan callers) {
         Built groups = built.get(callers);
-        if (groups == null) {
-            groups = new Built(build(callers));
-            if (built.size() >= MAX_PLANS) {
-                built.clear();
-            }
-            built.put(callers, groups);
-        }
-        return groups;
+        return groups != null ? groups : built.keep(callers, new Built(build(callers)));
     }
 
     int size() {
