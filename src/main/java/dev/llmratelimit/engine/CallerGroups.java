@@ -76,10 +76,6 @@ final class CallerGroups {
         return groups != null ? groups : built.keep(callers, new Built(build(callers)));
     }
 
-    int size() {
-        return built.size();
-    }
-
     private List<CounterGroup> build(CallerPlan callers) {
         List<CounterGroup> groups = new ArrayList<>(4);
         ScopeWindows callerWindows = callers.windowMillis() == windowMillis ? windows
