@@ -45,12 +45,12 @@ public final class BudgetExtension implements PlanExtension {
 
     /**
      * The budgets of a spender in one budget period, valid from {@code from} until {@code until}:
-     * whether any applies, their groups with nothing added ({@code null} when no group counts), and
-     * the configured keys among their subjects.
+     * their groups with nothing added ({@code null}: no budget applies) and the configured keys
+     * among their subjects.
      */
-    private record Budgeted(boolean applies, PlanGroups groups, Set<String> configuredKeys, long from, long until) {
+    private record Budgeted(PlanGroups groups, Set<String> configuredKeys, long from, long until) {
 
-        static final Budgeted NONE = new Budgeted(false, null, Set.of(), Long.MIN_VALUE, Long.MAX_VALUE);
+        static final Budgeted NONE = new Budgeted(null, Set.of(), Long.MIN_VALUE, Long.MAX_VALUE);
 
         boolean validAt(long now) {
             return from <= now && now < until;
@@ -65,7 +65,7 @@ public final class BudgetExtension implements PlanExtension {
     @Override
     public Contribution contribute(AdmissionRequest request, TokenEstimate tokens) {
         Budgeted budgeted = budgetedAt(request, clock.millis());
-        if (!budgeted.applies()) {
+        if (budgeted.groups() == null) {
             return Contribution.NONE;
         }
         ModelPrice own = policy.prices().priceOf(request.model());
@@ -77,8 +77,7 @@ public final class BudgetExtension implements PlanExtension {
             UNPRICED_CHARGES.log("A budgeted request for a model without a price is charged the budget.unpriced price", null);
         }
         long worstCase = policy.admission() == BudgetAdmission.RESERVE ? worstCase(price, request, tokens) : 0;
-        List<CounterGroup> groups = budgeted.groups() == null ? List.of() : adding(budgeted.groups(), worstCase);
-        return new Contribution(groups, new BudgetCharge(price, budgeted.configuredKeys()));
+        return new Contribution(adding(budgeted.groups(), worstCase), new BudgetCharge(price, budgeted.configuredKeys()));
     }
 
     /** The budgets of the request's identity and model in the period {@code now} lies in. */
@@ -118,7 +117,7 @@ public final class BudgetExtension implements PlanExtension {
             }
         }
         BudgetLine first = lines.get(0);
-        return new Budgeted(true, groups.isEmpty() ? null : PlanGroups.of(groups), Set.copyOf(configuredKeys),
+        return new Budgeted(PlanGroups.of(groups), Set.copyOf(configuredKeys),
                 first.periodStart(), first.periodEnd());
     }
 

@@ -8,6 +8,7 @@ import dev.llmratelimit.engine.PoolSharing;
 import dev.llmratelimit.engine.ModelCounters;
 import dev.llmratelimit.engine.ModelGroups;
 import dev.llmratelimit.engine.Plan;
+import dev.llmratelimit.engine.RequestId;
 import dev.llmratelimit.engine.Settlement;
 import dev.llmratelimit.engine.StoreUnavailableException;
 import dev.llmratelimit.engine.ThrottledLog;
@@ -36,7 +37,7 @@ public final class LocalShareAdmissionStore implements AdmissionStore {
     private final AdmissionStore shared;
     private final AdmissionStore local;
     private final IntSupplier liveInstances;
-    private final Set<String> decidedLocally = ConcurrentHashMap.newKeySet();
+    private final Set<RequestId> decidedLocally = ConcurrentHashMap.newKeySet();
     private final LongAdder localDecisions = new LongAdder();
 
     /**
@@ -63,7 +64,7 @@ public final class LocalShareAdmissionStore implements AdmissionStore {
             Verdict verdict = local.decide(share(plan, instances));
             localDecisions.increment();
             if (verdict.admitted()) {
-                decidedLocally.add(plan.requestId());
+                decidedLocally.add(plan.id());
             }
             return verdict;
         }
@@ -71,7 +72,7 @@ public final class LocalShareAdmissionStore implements AdmissionStore {
 
     @Override
     public void settle(Plan plan, Settlement settlement) {
-        if (decidedLocally.remove(plan.requestId())) {
+        if (decidedLocally.remove(plan.id())) {
             local.settle(plan, settlement);
         } else {
             shared.settle(plan, settlement);

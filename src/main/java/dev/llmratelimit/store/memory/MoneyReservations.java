@@ -25,10 +25,10 @@ final class MoneyReservations {
 
     private final Map<RequestId, Held> byRequest = new HashMap<>(4);
     private final TreeSet<Held> byLeaseEnd = new TreeSet<>();
-    private long held;
+    private long nextOrder;
 
     void hold(RequestId id, long micros, long leaseEnd) {
-        Held reservation = new Held(leaseEnd, held++, id, micros);
+        Held reservation = new Held(leaseEnd, nextOrder++, id, micros);
         Held before = byRequest.put(id, reservation);
         if (before != null) {
             byLeaseEnd.remove(before);
