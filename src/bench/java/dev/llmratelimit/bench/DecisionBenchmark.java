@@ -47,6 +47,7 @@ public class DecisionBenchmark {
     private OpenTelemetrySdk sdk;
     private RateLimitRuntime withCallerLimits;
     private CallerPlan callerPlan;
+    private RateLimiter callersLimiter;
     private Bucket requests;
     private Bucket tokens;
 
@@ -69,6 +70,8 @@ public class DecisionBenchmark {
                 "principals.bench-key.max-parallel-requests=1000000", "teams.bench-team.tpm-limit=" + TPM), null);
         Caller caller = withCallerLimits.callerResolver().resolve(() -> "bench-key");
         callerPlan = withCallerLimits.callerLimits().planFor(caller);
+        // the same engine as the first row (no observer), given the plan the runtime resolves for the key
+        callersLimiter = new RateLimiter(threePoolPolicy(), new MemoryAdmissionStore());
         requests = Bucket.builder().addLimit(minuteLimit(RPM)).build();
         tokens = Bucket.builder().addLimit(minuteLimit(TPM)).build();
     }
@@ -142,7 +145,7 @@ public class DecisionBenchmark {
      */
     @Benchmark
     public Admission rateLimiterWithCallerLimits() {
-        Admission admission = withCallerLimits.limiter().admit(AdmissionRequest.of("gpt-4o", "prod", null).withCallers(callerPlan));
+        Admission admission = callersLimiter.admit(AdmissionRequest.of("gpt-4o", "prod", null).withCallers(callerPlan));
         admission.abort();
         return admission;
     }

@@ -88,7 +88,9 @@ final class DecisionCost {
                         + "times, which include about 20-30 ns of timer overhead on both sides, at the timer's granularity), "
                         + "the average from JMH average-time mode (the median of its one-second iterations over "
                         + "all forks, each the average of millions of calls); at 2 threads both threads hit the same model (one lock) "
-                        + "and the same two buckets. Limits are high enough that every call admits.");
+                        + "and the same two buckets. Limits are high enough that every call admits. The engine runs "
+                        + "with no observer but in the metrics row: a `RateLimitRuntime` also tells its store health and "
+                        + "the status page's recent activity of every decision.");
         List<List<String>> rows = new ArrayList<>();
         for (Cost cost : costs) {
             Cost bucket4j = find(costs, "bucket4jTwoBuckets", cost.threads());
@@ -102,7 +104,8 @@ final class DecisionCost {
         double ratio = ours.average() / theirs.average();
         Cost withCallers = find(costs, "rateLimiterWithCallerLimits", 1);
         report.paragraph("With per-caller limits on (a key with `rpm-limit` and `max-parallel-requests`, its team with "
-                + "`tpm-limit`), a decision also acquires and releases the caller's counters: "
+                + "`tpm-limit`: the plan a runtime resolves for the key, on the same engine), a decision also acquires "
+                + "and releases the caller's counters: "
                 + Report.ratio(withCallers.average() / ours.average()) + " the cost of the decision without them "
                 + "(average, one thread).");
         Cost withMetrics = find(costs, "rateLimiterWithMetrics", 1);
