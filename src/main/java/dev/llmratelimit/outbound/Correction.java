@@ -32,9 +32,14 @@ public record Correction(Figure requests, Figure tokens, Figure inputTokens, Fig
             return remaining != Correction.NONE;
         }
 
-        /** The smaller remaining of the two, with its reset: a call needs room in both. */
+        /**
+         * The smaller remaining of the two, with its reset: a call needs room in both. Of two alike,
+         * the one whose reset comes later (it holds the bucket down longer); an unknown reset counts
+         * as the earliest.
+         */
         Figure least(Figure other) {
-            return other.known() && (!known() || other.remaining < remaining) ? other : this;
+            return other.known() && (!known() || other.remaining < remaining
+                    || other.remaining == remaining && other.resetMillis > resetMillis) ? other : this;
         }
     }
 

@@ -71,6 +71,19 @@ class ProviderHeadersTest {
     }
 
     @Test
+    void ofTwoFiguresLeftAlikeTheOneThatResetsLaterLowersTheBucket() {
+        Correction headers = new Correction(Figure.NONE, new Figure(5_000, 12_000), Figure.NONE,
+                new Figure(5_000, 45_000), Correction.NONE);
+        assertThat(headers.forLimits(new BucketLimits(50, 100_000, 1.0, 1.0)).tokens()).isEqualTo(new Figure(5_000, 45_000));
+        Correction reversed = new Correction(Figure.NONE, new Figure(5_000, 45_000), Figure.NONE,
+                new Figure(5_000, 12_000), Correction.NONE);
+        assertThat(reversed.forLimits(new BucketLimits(50, 100_000, 1.0, 1.0)).tokens()).isEqualTo(new Figure(5_000, 45_000));
+        Map<String, String> both = Map.of("x-ratelimit-remaining-requests", "7", "x-ratelimit-reset-requests", "2s",
+                "anthropic-ratelimit-requests-remaining", "7", "anthropic-ratelimit-requests-reset", NOW.plusSeconds(30).toString());
+        assertThat(ProviderHeaders.correction(both::get, NOW).requests()).isEqualTo(new Figure(7, 30_000));
+    }
+
+    @Test
     void garbageAndNegativeFiguresCountAsAbsent() {
         Map<String, String> headers = Map.of("x-ratelimit-remaining-requests", "-5",
                 "x-ratelimit-remaining-tokens", "lots", "x-ratelimit-reset-tokens", "soon",
