@@ -13,8 +13,8 @@ import java.util.RandomAccess;
  * own (a plan may meet two: the shared store and, while it is out, this instance's own). Lists that
  * differ only in increments or limits (a request's token estimate, a work-conserving share as
  * decided, a budget's worst case) hold the same counters and share what was compiled; so do two
- * such lists joined one after the other ({@link #concat}): a pool's groups followed by a caller's
- * budgets are compiled once, not per request.
+ * such lists joined one after the other ({@link #concat}): a caller's and a pool's groups followed
+ * by the identity's budgets are compiled once, not per request.
  */
 public final class PlanGroups extends AbstractList<CounterGroup> implements RandomAccess {
 

@@ -56,8 +56,8 @@ public final class RequestId {
 
     /**
      * An id of an instance, named {@code prefix:number} (the number in base 36, the next of
-     * {@code numbers}) only when something asks for its name (Redis, the database, a cancellation, a
-     * budget's reservation in memory): a decision that needs none of them costs no shared counter.
+     * {@code numbers}) only when something asks for its name (Redis, the database, a cancellation
+     * before its decision ran): a decision that needs none of them costs no shared counter.
      */
     static RequestId numbered(String prefix, AtomicLong numbers) {
         return new RequestId(null, prefix, numbers, ThreadLocalRandom.current().nextInt());
