@@ -1,5 +1,6 @@
 package dev.llmratelimit.bench;
 
+import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.AdmissionRequest;
 import dev.llmratelimit.engine.PromptTokens;
 import dev.llmratelimit.engine.RateLimiter;
@@ -26,6 +27,8 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -58,6 +61,12 @@ final class RedisDecisionCost implements AutoCloseable {
     private final BenchSettings settings;
     private final RedissonClient client;
     private final Map<String, Runnable> calls = new LinkedHashMap<>();
+    /**
+     * The admissions of the decision-alone variants, settled after each timed run: in service every
+     * decision is settled, so its marker goes; left for their 10-minute lease they would pile up by
+     * the hundred thousand and slow every variant measured after them.
+     */
+    private final Queue<Admission> unsettled = new ConcurrentLinkedQueue<>();
 
     RedisDecisionCost(BenchSettings settings, String redisAddress) {
         this.settings = settings;
@@ -69,10 +78,10 @@ final class RedisDecisionCost implements AutoCloseable {
                 RedisAdmissionStore.using(client, "bench:"));
         AdmissionRequest request = AdmissionRequest.of("gpt-4o", "prod", null).withTokens(PromptTokens.known(10), 20);
         calls.put(REQUEST, () -> limiter.admit(request).complete(USAGE));
-        calls.put(DECIDE, () -> limiter.admit(request));
+        calls.put(DECIDE, () -> unsettled.add(limiter.admit(request)));
         RateLimiter workConserving = new RateLimiter(DecisionBenchmark.workConservingPolicy(),
                 RedisAdmissionStore.using(client, "bench-wc:"));
-        calls.put(DECIDE_WORK_CONSERVING, () -> workConserving.admit(request));
+        calls.put(DECIDE_WORK_CONSERVING, () -> unsettled.add(workConserving.admit(request)));
 
         RScript script = client.getScript(ByteArrayCodec.INSTANCE);
         String sha = script.scriptLoad(NO_OP_SCRIPT);
@@ -136,12 +145,15 @@ final class RedisDecisionCost implements AutoCloseable {
         // Every variant is warm (Redisson's own code paths included) before any is measured.
         for (Runnable call : calls.values()) {
             throughput(call, settings.redisThroughputCalls() / 4);
+            settleUnsettled();
         }
         for (int round = 0; round < settings.rounds(); round++) {
             recordLatencies(results);
+            settleUnsettled();
             // Rounds interleave the variants, so drift of the machine touches all of them alike.
             for (Map.Entry<String, Runnable> call : calls.entrySet()) {
                 results.get(call.getKey()).throughputs().add(throughput(call.getValue(), settings.redisThroughputCalls()));
+                settleUnsettled();
             }
         }
         return List.copyOf(results.values());
@@ -159,6 +171,16 @@ final class RedisDecisionCost implements AutoCloseable {
                 results.get(call.getKey()).latencies().add(System.nanoTime() - start);
             }
         }
+    }
+
+    /** Aborts the decisions the timed run left, untimed. */
+    private void settleUnsettled() throws InterruptedException {
+        throughput(() -> {
+            Admission admission = unsettled.poll();
+            if (admission != null) {
+                admission.abort();
+            }
+        }, unsettled.size());
     }
 
     /** Calls per second of {@link BenchSettings#REDIS_THREADS} threads sharing a fixed number of calls. */
@@ -216,7 +238,10 @@ final class RedisDecisionCost implements AutoCloseable {
                         + "with `admit.lua`'s keys, an argument at least its size (one MessagePack array of 64-bit "
                         + "integers, through the same byte-array codec) and its reply shape, that of the decision alone one. "
                         + "Bucket4j's proxy manager is compare-and-swap based (a read and a CAS script per bucket), two "
-                        + "buckets per decision (requests, then tokens). Throughput is the median over the rounds.");
+                        + "buckets per decision (requests, then tokens). Throughput is the median over the rounds. The "
+                        + "decisions measured alone are aborted after each timed run, untimed: in service every decision "
+                        + "is settled and its marker key goes, where left to their lease they would fill Redis with "
+                        + "hundreds of thousands of keys and slow every variant measured after them.");
         List<List<String>> rows = new ArrayList<>();
         Result noOp = find(results, NO_OP);
         for (Result result : results) {
