@@ -2,11 +2,14 @@ package dev.llmratelimit.config;
 
 import dev.llmratelimit.config.ConfigurationLoader.LoadedConfiguration;
 import dev.llmratelimit.budget.BudgetPolicy;
+import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.AdmissionRequest;
 import dev.llmratelimit.engine.AdmissionStore;
 import dev.llmratelimit.engine.BudgetExtension;
 import dev.llmratelimit.engine.DecisionObserver;
 import dev.llmratelimit.engine.PlanExtension;
 import dev.llmratelimit.engine.RateLimiter;
+import dev.llmratelimit.identity.Caller;
 import dev.llmratelimit.identity.CallerLimitPolicy;
 import dev.llmratelimit.identity.CallerResolver;
 import dev.llmratelimit.observe.BudgetReader;
@@ -287,6 +290,15 @@ public final class RateLimitRuntime implements AutoCloseable {
 
     public RateLimiter limiter() {
         return active.limiter();
+    }
+
+    /**
+     * Decides a caller's request with the caller's limits and the limiter of one configuration: a
+     * reload between reading the two would decide on the new limits with the old caller windows.
+     */
+    public Admission admit(AdmissionRequest request, Caller caller) {
+        Active current = active;
+        return current.limiter().admit(request.withCallers(current.configuration().callerLimits().planFor(caller)));
     }
 
     public CallerResolver callerResolver() {

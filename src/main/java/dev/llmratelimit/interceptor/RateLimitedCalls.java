@@ -92,9 +92,8 @@ public final class RateLimitedCalls {
         ChatCall call = ChatArguments.find(invocation.method(), invocation.parameters());
         Principal fromRequest = request == null ? null : request.principal();
         Caller caller = runtime.callerResolver().resolve(fromRequest != null ? fromRequest : origin.principal());
-        Supplier<Admission> decide = () -> runtime.limiter().admit(AdmissionRequest.of(call.model(), caller.teamPriority(),
-                caller.ownPriority()).withCallers(runtime.callerLimits().planFor(caller))
-                .withIdentity(caller.budgetIdentity()));
+        Supplier<Admission> decide = () -> runtime.admit(AdmissionRequest.of(call.model(), caller.teamPriority(),
+                caller.ownPriority()).withIdentity(caller.budgetIdentity()), caller);
         Admission admission = decide.get();
         if (admission.permitsCall()) {
             return new Decided(admission, null, call);

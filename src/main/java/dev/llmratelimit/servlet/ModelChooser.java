@@ -59,10 +59,10 @@ final class ModelChooser {
      * and the expected output cover all {@code n} choices.
      */
     private Admission admit(String model) {
-        return runtime.limiter().admit(AdmissionRequest.of(model, caller.teamPriority(), caller.ownPriority())
-                .withCallers(runtime.callerLimits().planFor(caller)).withIdentity(caller.budgetIdentity())
+        return runtime.admit(AdmissionRequest.of(model, caller.teamPriority(), caller.ownPriority())
+                .withIdentity(caller.budgetIdentity())
                 .withTokens(promptByModel.computeIfAbsent(model, this::prompt), chat.outputCapPerChoice())
-                .withChoices(chat.n()));
+                .withChoices(chat.n()), caller);
     }
 
     private PromptTokens prompt(String model) {

@@ -318,6 +318,24 @@ public abstract class AdmissionStoreContract {
     }
 
     @Test
+    void aSettlementFromBeforeAReloadStartsNoWindowOfTheOldLength() throws InterruptedException {
+        AdmissionStore store = newStore();
+        RateLimiter before = new RateLimiter(policy("models.m.tpm=100", "window=" + rollingWindow()), store);
+        RateLimiter after = new RateLimiter(policy("models.m.tpm=100", "window=1h"), store);
+        Admission inFlight = admit(before, "m", null);
+        passWindow(before.policy().window());              // the old window ends while the request runs
+        inFlight.complete(new Usage(10, 0, 0));            // recorded into a window it has to start
+        use(after, "m", null, 90);
+        assertThat(decide(after, "m", null).refusedBy()).isEqualTo(Limit.MODEL_TOKENS);
+
+        passWindow(before.policy().window());              // the old length has passed again, the hour has not
+        Verdict refused = decide(after, "m", null);
+        assertThat(refused.refusedBy()).isEqualTo(Limit.MODEL_TOKENS);
+        assertThat(refused.refusal().current()).isEqualTo(100);
+        assertThat(refused.refusal().resetMillis()).isGreaterThan(Duration.ofMinutes(58).toMillis());
+    }
+
+    @Test
     void unconfiguredModelsAreNotCounted() {
         RateLimiter limiter = limiter("models.m.rpm=1");
         for (int i = 0; i < 10; i++) {

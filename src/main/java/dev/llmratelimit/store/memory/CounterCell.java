@@ -83,7 +83,10 @@ final class CounterCell {
     long end = Long.MIN_VALUE;
     /** When the last decision read the cell: the time its fields' views answer for. */
     private long readAt;
+    /** The length of the live window comes from this window (a decision's, or a settlement's while provisional). */
     private GroupWindow window = GroupWindow.NONE;
+    /** Whether a settlement started the live window, so that its length is provisional (see {@link #rollForSettlement}). */
+    private boolean startedBySettlement;
     private final Map<String, Field> fields = new HashMap<>(4);
     /**
      * The lease ends of the slots in flight, the first {@link #slotCount} entries, in no order: a
@@ -113,11 +116,42 @@ final class CounterCell {
         this.lock = lock;
     }
 
-    /** Starts the window {@code now} lies in when the live one has ended (see AdmissionStore). */
+    /**
+     * For a decision: starts the window {@code now} lies in when the live one has ended (see
+     * AdmissionStore). A live window a settlement started first takes this decision's length,
+     * keeping its start.
+     */
     void roll(long now, GroupWindow window) {
         if (this.window != window) {      // written only when it changes: a reference store on every decision costs a barrier
+            if (startedBySettlement && !window.isPeriod()) {
+                end += window.millis() - this.window.millis();
+            }
             this.window = window;
         }
+        if (startedBySettlement) {
+            startedBySettlement = false;
+        }
+        advance(now, window);
+    }
+
+    /**
+     * For a settlement that records into the live window: starts one when the live one has ended,
+     * as a decision would, but of a length that is only provisional. The settlement may come from a
+     * request decided before a reload changed the window: the next decision gives the window its
+     * own length, so a request from before a reload never starts a window of the old length.
+     */
+    void rollForSettlement(long now, GroupWindow window) {
+        boolean starts = !window.isPeriod() && now >= end;
+        if (starts && this.window != window) {
+            this.window = window;
+        }
+        advance(now, window);
+        if (starts) {
+            startedBySettlement = true;
+        }
+    }
+
+    private void advance(long now, GroupWindow window) {
         if (window.isPeriod()) {
             end = window.periodEnd();
             return;

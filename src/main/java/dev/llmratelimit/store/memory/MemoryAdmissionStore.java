@@ -366,7 +366,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
     }
 
     private static long[] liveCounts(CounterCell cell, CounterCell.Field field, long now, CounterGroup group) {
-        cell.roll(now, group.window());
+        cell.rollForSettlement(now, group.window());
         return field.live;
     }
 

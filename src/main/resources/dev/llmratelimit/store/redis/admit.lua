@@ -107,13 +107,13 @@ for i = 1, n do
     g[i] = group
 end
 
--- One HMGET per hash: the window end and every field its groups use; a window that ended is rolled
--- and its counts follow from what was read.
+-- One HMGET per hash: the window end, a settlement's provisional length (window.lua) and every
+-- field its groups use; a window that ended is rolled and its counts follow from what was read.
 for h = 1, #hashOrder do
     local index = hashOrder[h]
     local held = hashes[index]
-    local fields = {'e'}
-    local f = 1
+    local fields = {'e', 'w'}
+    local f = 2
     for j = 1, #held do
         local group = held[j]
         if group[HAS_MONEY] then
@@ -136,11 +136,14 @@ for h = 1, #hashOrder do
     local first = held[1]
     local windowEnd = tonumber(read[1])
     local rolled, follows = false, false
+    if first[WINDOW] > 0 and read[2] and windowEnd then
+        windowEnd = adoptLength(KEYS[index], windowEnd, tonumber(read[2]), first[WINDOW], first[SLIDING])
+    end
     if first[WINDOW] > 0 and mustRoll(now, windowEnd) then
-        windowEnd, follows = rollWindow(KEYS[index], now, first[WINDOW], first[SLIDING], windowEnd)
+        windowEnd, follows = rollWindow(KEYS[index], now, first[WINDOW], first[SLIDING], windowEnd, false)
         rolled = true
     end
-    local r = 2
+    local r = 3
     for j = 1, #held do
         local group = held[j]
         if group[WINDOW] > 0 then

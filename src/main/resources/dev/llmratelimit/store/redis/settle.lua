@@ -180,7 +180,7 @@ for o = 1, #changeOrder do
     end
     if needsLive and mustRoll(clock(), liveEnd) then
         local follows
-        liveEnd, follows = rollWindow(key, clock(), ARGS[firstAt + 5], sliding, liveEnd)
+        liveEnd, follows = rollWindow(key, clock(), ARGS[firstAt + 5], sliding, liveEnd, true)
         -- the live counters read before the roll are now the previous window's (or gone)
         if sliding then
             for f = 2, #fields, 2 do

@@ -3,7 +3,8 @@
 -- live window (ms, server clock); <letter><suffix> = a group's counter of one windowed dimension
 -- (letters r requests, t tokens, i input tokens, o output tokens; a model's own suffix is '', a
 -- pool's ':<pool>'); m<suffix> = micro-dollars of a budget period; a counter's name with a 'p' in
--- front = the previous window's (sliding windows only).
+-- front = the previous window's (sliding windows only); w = the length of a live window a
+-- settlement started (it is provisional: the next decision gives the window its own length).
 
 -- Every figure a script adds stays at most CAP (2^50, as Saturating.CAP in Java): Lua numbers are
 -- doubles, exact below 2^53, and HINCRBY of two such figures never overflows.
@@ -17,8 +18,9 @@ end
 -- Starts the window 'now' lies in, given the live window's end as read (nil: none; the caller
 -- rolls only when 'now' is at or past it): a sliding window follows on from the one before while
 -- that is still inside the sliding span, its counters becoming the previous ones; otherwise the new
--- window starts now. Returns the new window's end and whether the old counters became the previous.
-local function rollWindow(key, now, window, sliding, windowEnd)
+-- window starts now. A settlement starts it 'provisional' (w, see above). Returns the new window's
+-- end and whether the old counters became the previous.
+local function rollWindow(key, now, window, sliding, windowEnd, provisional)
     local previous = {}
     local follows = sliding and windowEnd ~= nil and now < windowEnd + window
     if follows then
@@ -34,6 +36,10 @@ local function rollWindow(key, now, window, sliding, windowEnd)
     else
         windowEnd = now + window
     end
+    if provisional then
+        previous[#previous + 1] = 'w'
+        previous[#previous + 1] = string.format('%d', window)
+    end
     redis.call('DEL', key)
     redis.call('HSET', key, 'e', string.format('%d', windowEnd), unpack(previous))
     local expiresAt = windowEnd
@@ -42,6 +48,23 @@ local function rollWindow(key, now, window, sliding, windowEnd)
     end
     redis.call('PEXPIREAT', key, string.format('%d', expiresAt))
     return windowEnd, follows
+end
+
+-- A live window a settlement started ('provisional' ms long) takes the deciding plan's length, keeping
+-- its start: a settlement of a request decided before a reload changed the window never sets how
+-- long a window lasts. Returns the window's end.
+local function adoptLength(key, windowEnd, provisional, window, sliding)
+    redis.call('HDEL', key, 'w')
+    local adopted = windowEnd - provisional + window
+    if adopted ~= windowEnd then
+        redis.call('HSET', key, 'e', string.format('%d', adopted))
+        local expiresAt = adopted
+        if sliding then
+            expiresAt = adopted + window
+        end
+        redis.call('PEXPIREAT', key, string.format('%d', expiresAt))
+    end
+    return adopted
 end
 
 -- Whether a window that ends at windowEnd (nil: none) must be rolled at 'now'.
