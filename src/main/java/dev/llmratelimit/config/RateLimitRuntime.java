@@ -32,6 +32,7 @@ import dev.llmratelimit.usage.TokenCounter;
 import dev.llmratelimit.wait.WaitRoom;
 
 import java.lang.System.Logger.Level;
+import java.security.Principal;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -40,6 +41,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /**
  * Everything the filter needs, built from the {@code llm.ratelimit.*} properties: the engine with
@@ -292,13 +294,24 @@ public final class RateLimitRuntime implements AutoCloseable {
         return active.limiter();
     }
 
+    /** The caller behind a request's principal ({@code null}: unauthenticated), as the running configuration resolves it. */
+    public ResolvedCaller resolve(Principal principal) {
+        RuntimeConfiguration configuration = active.configuration();
+        return new ResolvedCaller(principal, configuration.callerResolver().resolve(principal), configuration);
+    }
+
     /**
-     * Decides a caller's request with the caller's limits and the limiter of one configuration: a
-     * reload between reading the two would decide on the new limits with the old caller windows.
+     * Decides a caller's request on one configuration: its limiter, its caller limits and its
+     * resolver's caller (resolved again when a reload came since {@code who} was). Reading them
+     * apart, a reload in between would decide on the new limits with the old caller's.
+     *
+     * @param request the request of the caller (its priorities and budget identity come from it)
      */
-    public Admission admit(AdmissionRequest request, Caller caller) {
+    public Admission admit(ResolvedCaller who, Function<Caller, AdmissionRequest> request) {
         Active current = active;
-        return current.limiter().admit(request.withCallers(current.configuration().callerLimits().planFor(caller)));
+        RuntimeConfiguration configuration = current.configuration();
+        Caller caller = who.by() == configuration ? who.caller() : configuration.callerResolver().resolve(who.principal());
+        return current.limiter().admit(request.apply(caller).withCallers(configuration.callerLimits().planFor(caller)));
     }
 
     public CallerResolver callerResolver() {

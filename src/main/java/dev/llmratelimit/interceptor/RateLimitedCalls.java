@@ -2,10 +2,10 @@ package dev.llmratelimit.interceptor;
 
 import dev.llmratelimit.config.InternalFailures;
 import dev.llmratelimit.config.RateLimitRuntime;
+import dev.llmratelimit.config.ResolvedCaller;
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.AdmissionRequest;
 import dev.llmratelimit.engine.CallEnding;
-import dev.llmratelimit.identity.Caller;
 import dev.llmratelimit.interceptor.jaxrs.JaxRsResults;
 import dev.llmratelimit.wait.WaitingDecision;
 
@@ -91,14 +91,14 @@ public final class RateLimitedCalls {
         }
         ChatCall call = ChatArguments.find(invocation.method(), invocation.parameters());
         Principal fromRequest = request == null ? null : request.principal();
-        Caller caller = runtime.callerResolver().resolve(fromRequest != null ? fromRequest : origin.principal());
-        Supplier<Admission> decide = () -> runtime.admit(AdmissionRequest.of(call.model(), caller.teamPriority(),
-                caller.ownPriority()).withIdentity(caller.budgetIdentity()), caller);
+        ResolvedCaller caller = runtime.resolve(fromRequest != null ? fromRequest : origin.principal());
+        Supplier<Admission> decide = () -> runtime.admit(caller, who -> AdmissionRequest.of(call.model(), who.teamPriority(),
+                who.ownPriority()).withIdentity(who.budgetIdentity()));
         Admission admission = decide.get();
         if (admission.permitsCall()) {
             return new Decided(admission, null, call);
         }
-        WaitingDecision<Admission> waiting = CapacityWait.enter(runtime, call, caller, admission, decide);
+        WaitingDecision<Admission> waiting = CapacityWait.enter(runtime, call, caller.caller(), admission, decide);
         if (waiting == null) {
             throw RateLimitRefusalException.of(admission, runtime.settings().errorStyle());
         }

@@ -2,10 +2,10 @@ package dev.llmratelimit.servlet;
 
 import dev.llmratelimit.chat.ChatRequest;
 import dev.llmratelimit.config.RateLimitRuntime;
+import dev.llmratelimit.config.ResolvedCaller;
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.AdmissionRequest;
 import dev.llmratelimit.engine.PromptTokens;
-import dev.llmratelimit.identity.Caller;
 import dev.llmratelimit.usage.RequestPromptTokens;
 import dev.llmratelimit.usage.TokenCounter;
 import dev.llmratelimit.wait.AdmissionDecider;
@@ -24,12 +24,12 @@ import java.util.concurrent.ConcurrentHashMap;
 final class ModelChooser {
 
     private final RateLimitRuntime runtime;
-    private final Caller caller;
+    private final ResolvedCaller caller;
     private final ChatRequest chat;
     private final byte[] body;
     private final Map<String, PromptTokens> promptByModel = new ConcurrentHashMap<>(2);
 
-    ModelChooser(RateLimitRuntime runtime, Caller caller, ChatRequest chat, byte[] body) {
+    ModelChooser(RateLimitRuntime runtime, ResolvedCaller caller, ChatRequest chat, byte[] body) {
         this.runtime = runtime;
         this.caller = caller;
         this.chat = chat;
@@ -59,10 +59,10 @@ final class ModelChooser {
      * and the expected output cover all {@code n} choices.
      */
     private Admission admit(String model) {
-        return runtime.admit(AdmissionRequest.of(model, caller.teamPriority(), caller.ownPriority())
-                .withIdentity(caller.budgetIdentity())
+        return runtime.admit(caller, who -> AdmissionRequest.of(model, who.teamPriority(), who.ownPriority())
+                .withIdentity(who.budgetIdentity())
                 .withTokens(promptByModel.computeIfAbsent(model, this::prompt), chat.outputCapPerChoice())
-                .withChoices(chat.n()), caller);
+                .withChoices(chat.n()));
     }
 
     private PromptTokens prompt(String model) {

@@ -9,6 +9,7 @@ import dev.llmratelimit.config.InternalFailures;
 import dev.llmratelimit.config.RateLimitContext;
 import dev.llmratelimit.config.RateLimitProperties;
 import dev.llmratelimit.config.RateLimitRuntime;
+import dev.llmratelimit.config.ResolvedCaller;
 import dev.llmratelimit.engine.Admission;
 import dev.llmratelimit.engine.CallEnding;
 import dev.llmratelimit.http.ErrorResponse;
@@ -165,11 +166,11 @@ public class RateLimitFilter implements Filter {
         }
         ModelChoice choice;
         try {
-            Caller caller = runtime.callerResolver().resolve(request.getUserPrincipal());
+            ResolvedCaller caller = runtime.resolve(request.getUserPrincipal());
             ModelChooser chooser = new ModelChooser(runtime, caller, chat, body);
             choice = chooser.choose();
             if (!choice.permitsCall()) {
-                if (!waitForCapacity(request, response, choice, chat, body, chooser, caller)) {
+                if (!waitForCapacity(request, response, choice, chat, body, chooser, caller.caller())) {
                     refuse(response, choice.admission(), shape);
                 }
                 return;

@@ -1,5 +1,8 @@
 package dev.llmratelimit.config;
 
+import dev.llmratelimit.engine.Admission;
+import dev.llmratelimit.engine.AdmissionRequest;
+import dev.llmratelimit.engine.GroupKind;
 import dev.llmratelimit.identity.Caller;
 import dev.llmratelimit.identity.CallerResolver;
 import dev.llmratelimit.testsupport.MutableClock;
@@ -14,6 +17,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -72,6 +76,22 @@ class RuntimeReloadTest {
 
             assertThat(runtime.limiter().policy().models().keySet()).containsExactly("n");
             assertThat(runtime.callerResolver().resolve(() -> "alice").ownPriority()).isEqualTo("dev");
+        }
+    }
+
+    @Test
+    void aCallerResolvedBeforeAReloadIsDecidedWithTheNewConfigurationsLimits() {
+        try (RateLimitRuntime runtime = runtime("models.m.rpm=100", "principals.alice.rpm-limit=10")) {
+            ResolvedCaller alice = runtime.resolve(() -> "alice");          // as a request that then waits
+            change("models.m.rpm=100", "principals.alice.rpm-limit=1");
+            assertThat(runtime.reload()).isTrue();
+
+            Function<Caller, AdmissionRequest> request = who -> AdmissionRequest.of("m", who.teamPriority(), who.ownPriority());
+            assertThat(runtime.admit(alice, request).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+            Admission refused = runtime.admit(alice, request);
+            assertThat(refused.outcome()).isEqualTo(Admission.Outcome.REFUSED);
+            assertThat(refused.refusal().group().kind()).isEqualTo(GroupKind.KEY);
+            assertThat(refused.refusal().limit()).isEqualTo(1);
         }
     }
 

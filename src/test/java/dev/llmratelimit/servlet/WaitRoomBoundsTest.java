@@ -158,7 +158,7 @@ class WaitRoomBoundsTest {
         try (RateLimitRuntime given = new RateLimitRuntime(FilterSettings.parse(Map.of()), limiter,
                 principal -> Caller.ANONYMOUS, CallerLimitPolicy.parse(Map.of(), policy.window()), () -> { })) {
             byte[] body = bodyOf(2048).getBytes(StandardCharsets.UTF_8);
-            ModelChooser chooser = new ModelChooser(given, Caller.ANONYMOUS, ChatRequest.parse(body, body.length), body);
+            ModelChooser chooser = new ModelChooser(given, given.resolve(null), ChatRequest.parse(body, body.length), body);
             for (int i = 0; i < 5; i++) {
                 chooser.choose();
             }
