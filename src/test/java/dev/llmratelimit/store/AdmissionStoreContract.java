@@ -351,6 +351,28 @@ public abstract class AdmissionStoreContract {
     }
 
     @Test
+    void aReservationFromBeforeAReloadIsGivenBackToItsOwnWindowOnly() throws InterruptedException {
+        AdmissionStore store = newStore();
+        Duration window = Durations.parse("window", rollingWindow());
+        RateLimiter before = new RateLimiter(policy("models.m.tpm=1000", "token-admission=reserve",
+                "window=" + window.toMillis() + "ms"), store);
+        RateLimiter after = new RateLimiter(policy("models.m.tpm=1000", "token-admission=reserve",
+                "window=" + window.dividedBy(2).toMillis() + "ms"), store);
+        reserve(before, 1, 0).complete(new Usage(1, 0, 0));          // starts the old window
+        pass(window.multipliedBy(3).dividedBy(4));
+        Admission old = reserve(before, 900, 0);                     // late in the old window
+        assertThat(old.reservedTokens()).isEqualTo(900);
+        pass(window.multipliedBy(7).dividedBy(20));                 // the old window has ended
+        Admission current = reserve(after, 500, 0);                  // its window ends within the old length of the old decision
+        assertThat(current.verdict().tokenRemaining()).isEqualTo(500);
+        old.complete(new Usage(1, 0, 0));                            // 899 given back, to the old window alone
+
+        Verdict refused = reserve(after, 600, 0).verdict();
+        assertThat(refused.refusedBy()).isEqualTo(Limit.MODEL_TOKENS);
+        assertThat(refused.tokenRemaining()).isEqualTo(500);
+    }
+
+    @Test
     void reserveChecksCurrentPlusEstimateAndCorrectsAfterTheCall() {
         RateLimiter limiter = limiter("models.m.tpm=1000", "token-admission=reserve");
         Admission first = reserve(limiter, 300, 100);

@@ -85,13 +85,14 @@ public final class RedisAdmissionStore implements AdmissionStore {
     @Override
     public Verdict decide(Plan plan) {
         List<SlotCall> calls = SlotCall.of(plan, this, redis.keyPrefix(), cluster);
+        long[] countedIn = new long[plan.groups().size()];
         Verdict headline = null;
         for (int c = 0; c < calls.size(); c++) {
             SlotCall call = calls.get(c);
             // A call that fails may still run later: whoever catches the failure cancels the request id.
             Verdict verdict;
             try {
-                verdict = admit(call);
+                verdict = admit(call, countedIn);
             } catch (StoreUnavailableException e) {
                 throw failedAfter(calls.subList(0, c), e);
             }
@@ -106,6 +107,7 @@ public final class RedisAdmissionStore implements AdmissionStore {
                 headline = verdict;
             }
         }
+        plan.id().keep(countedIn);
         return headline;
     }
 
@@ -125,7 +127,8 @@ public final class RedisAdmissionStore implements AdmissionStore {
                 + "; the cancel of the hash slots that counted the request got no answer", failure);
     }
 
-    private Verdict admit(SlotCall call) {
+    /** One slot's decision; the end of the window each of its groups counted in goes into {@code countedIn}, by plan index. */
+    private Verdict admit(SlotCall call, long[] countedIn) {
         List<Long> read = throughCircuit(call.routingKey(),
                 () -> redis.run(ADMIT, RScript.ReturnType.MULTI, call.routingKey(), call.keys, call.admitArgs()));
         int refusedAt = read.get(0).intValue();
@@ -147,6 +150,7 @@ public final class RedisAdmissionStore implements AdmissionStore {
             }
             counts[i] = GroupCounts.of(current, previous, read.get(at), read.get(at + 1), read.get(at + 2),
                     read.get(at + 3), read.get(at + 4));
+            countedIn[call.planIndexes[i]] = read.get(at + 4);
             at += FIGURES_PER_GROUP;
             PoolSharing sharing = plan.group(i).sharing();
             if (sharing != null) {
@@ -173,7 +177,7 @@ public final class RedisAdmissionStore implements AdmissionStore {
         StoreUnavailableException failure = null;
         for (SlotCall call : calls) {
             try {
-                settle(call, Settlement.CANCEL);
+                settle(call, Settlement.CANCEL, null);
             } catch (StoreUnavailableException e) {
                 failure = e;                            // the other slots are still cancelled
             }
@@ -181,12 +185,19 @@ public final class RedisAdmissionStore implements AdmissionStore {
         return failure;
     }
 
+    /**
+     * Settles each slot's part. The ends of the windows the decision counted in, kept on its id when
+     * it was answered, tell {@code settle.lua} exactly where to take a reservation back, whatever the
+     * window's length is now (a reload may have changed it); without them (a decision that got no
+     * answer, a settlement sent again) the script finds the window from the decision's time.
+     */
     @Override
     public void settle(Plan plan, Settlement settlement) {
+        long[] countedIn = plan.id().take() instanceof long[] ends ? ends : null;
         StoreUnavailableException failure = null;
         for (SlotCall call : SlotCall.of(plan, this, redis.keyPrefix(), cluster)) {
             try {
-                settle(call, settlement);
+                settle(call, settlement, countedIn);
             } catch (StoreUnavailableException e) {
                 failure = e;                            // the other slots are still settled
             }
@@ -196,9 +207,9 @@ public final class RedisAdmissionStore implements AdmissionStore {
         }
     }
 
-    private void settle(SlotCall call, Settlement settlement) {
-        throughCircuit(call.routingKey(),
-                () -> redis.run(SETTLE, RScript.ReturnType.INTEGER, call.routingKey(), call.keys, call.settleArgs(settlement)));
+    private void settle(SlotCall call, Settlement settlement, long[] countedIn) {
+        throughCircuit(call.routingKey(), () -> redis.run(SETTLE, RScript.ReturnType.INTEGER, call.routingKey(), call.keys,
+                call.settleArgs(settlement, countedIn)));
     }
 
     /** One read-only {@code snapshot.lua} call on the model's hashes (one per window, all in its hash slot). */

@@ -216,7 +216,8 @@ final class SlotCall {
         }
     }
 
-    ScriptArguments settleArgs(Settlement settlement) {
+    /** @param countedIn per plan group the end of the window its decision counted in; {@code null}: not known */
+    ScriptArguments settleArgs(Settlement settlement, long[] countedIn) {
         List<CounterGroup> groups = subPlan.groups();
         ScriptArguments args = new ScriptArguments()
                 .add(subPlan.requestId())
@@ -230,7 +231,8 @@ final class SlotCall {
             windowArgs(args, i, group.window());
             Increments add = group.increments();
             args.add(add.micros())
-                    .add(group.countsMoney());
+                    .add(group.countsMoney())
+                    .add(countedIn == null ? 0 : countedIn[planIndexes[i]]);
             List<Dimension> dimensions = dimensionsOf(group);
             args.add(dimensions.size());
             for (Dimension dimension : dimensions) {

@@ -19,9 +19,10 @@
 -- ARGV     one MessagePack array (decoded into ARGS): request id, lease ms, group count, micros (-1:
 --          keep), cancel (1/0), no record (0 nothing, 1 late, 2 unanswered), then per group: hash
 --          index, slot set index, lease set index, field suffix, window ms, sliding, period end,
---          increments micros, counts money (1/0), then the number of its windowed dimensions and
---          per dimension: its counter's field (letter and suffix), increment, settles (1/0: the
---          usage replaces the increment), usage (-1: keep the increment)
+--          increments micros, counts money (1/0), the end of the window the decision counted in
+--          (0: not known), then the number of its windowed dimensions and per dimension: its
+--          counter's field (letter and suffix), increment, settles (1/0: the usage replaces the
+--          increment), usage (-1: keep the increment)
 local call, tonumber, unpack = redis.call, tonumber, unpack
 local ARGS = cmsgpack.unpack(ARGV[1])
 local requestId = ARGS[1]
@@ -57,17 +58,31 @@ local function clock()
 end
 
 -- A group's arguments are ARGS[at + 1] ...: hash index, slot set index, lease set index, suffix,
--- window ms, sliding, period end, increments micros, counts money, dimension count, then 4 per
--- dimension. The prefix of the window the decision counted the group at 'at' in ('' live, 'p'
--- previous), given the live window's end (nil: none), or nil if it no longer counts. The decision
--- counted in the one window of the group's length that ended in (decidedAt, decidedAt + window]; a
--- window whose end has passed but that no decision rolled yet still holds its counts: the next roll
--- keeps them (sliding) or drops them, as it would have without this settlement.
+-- window ms, sliding, period end, increments micros, counts money, counted window's end, dimension
+-- count, then 4 per dimension. The prefix of the window the decision counted the group at 'at' in
+-- ('' live, 'p' previous), given the live window's end (nil: none), or nil if it no longer counts.
+-- With the counted window's end known, only that window; else the one window of the group's length
+-- that ended in (decidedAt, decidedAt + window] (ambiguous only if a reload changed the length since).
+-- A window whose end has passed but that no decision rolled yet still holds its counts: the next
+-- roll keeps them (sliding) or drops them, as it would have without this settlement.
 local function countedIn(at, liveEnd)
-    if liveEnd == nil or decidedAt == nil then
+    if liveEnd == nil then
         return nil
     end
     local window = ARGS[at + 5]
+    local counted = ARGS[at + 10]
+    if counted > 0 then
+        if liveEnd == counted then
+            return ''
+        end
+        if ARGS[at + 6] == 1 and liveEnd - window == counted then
+            return 'p'
+        end
+        return nil
+    end
+    if decidedAt == nil then
+        return nil
+    end
     if liveEnd > decidedAt and liveEnd <= decidedAt + window then
         return ''
     end
@@ -104,8 +119,8 @@ for i = 1, n do
     local at = a
     local hash = ARGS[at + 1]
     local slots = ARGS[at + 2]
-    local dims = ARGS[at + 10]
-    a = a + 10 + 4 * dims
+    local dims = ARGS[at + 11]
+    a = a + 11 + 4 * dims
     if slots > 0 then
         call('ZREM', KEYS[slots], requestId)
     end
@@ -130,7 +145,7 @@ for i = 1, n do
             end
         else
             -- per dimension: field, increment, settles, usage
-            for d = at + 11, at + 7 + 4 * dims, 4 do
+            for d = at + 12, at + 8 + 4 * dims, 4 do
                 local inc = ARGS[d + 1]
                 local usage = ARGS[d + 3]
                 local settled = ARGS[d + 2] == 1 and usage >= 0
