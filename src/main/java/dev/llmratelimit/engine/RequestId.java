@@ -93,14 +93,22 @@ public final class RequestId {
         return known[index];
     }
 
-    /** Keeps what an in-JVM store's decision applied, until {@link #take}. */
+    /**
+     * Keeps what a store's decision applied, until {@link #take}. Each store keeps a type of its own:
+     * two stores may decide one id (a local decision during an outage after the remote one failed),
+     * and neither must take the other's record.
+     */
     public void keep(Object applied) {
-        KEPT.setRelease(this, applied);   // read by take's getAndSet, which acquires
+        KEPT.setRelease(this, applied);   // read by take's compare-and-set, which acquires
     }
 
-    /** What {@link #keep} kept, once: every later call (and one without a decision kept) gets {@code null}. */
-    public Object take() {
-        return KEPT.getAndSet(this, (Object) null);
+    /**
+     * What {@link #keep} kept, once, if it is a {@code type}: every later call (and one without such
+     * a record) gets {@code null}, and a record of another type stays.
+     */
+    public <T> T take(Class<T> type) {
+        Object kept = KEPT.getAcquire(this);
+        return type.isInstance(kept) && KEPT.compareAndSet(this, kept, null) ? type.cast(kept) : null;
     }
 
     /**

@@ -255,7 +255,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
 
     /** The decision's record, once; {@code null} without one or when it was to be kept no longer than {@code now}. */
     private static long[] takeRecord(Plan plan, long now) {
-        long[] applied = (long[]) plan.id().take();
+        long[] applied = plan.id().take(long[].class);
         return applied == null || applied[applied.length - RECORD_EXTRA + KEPT_UNTIL] <= now ? null : applied;
     }
 

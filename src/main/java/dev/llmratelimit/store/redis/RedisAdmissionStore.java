@@ -107,8 +107,16 @@ public final class RedisAdmissionStore implements AdmissionStore {
                 headline = verdict;
             }
         }
-        plan.id().keep(countedIn);
+        plan.id().keep(new CountedIn(countedIn));
         return headline;
+    }
+
+    /**
+     * The record a decision keeps on its id: per plan group the end of the window it counted in. Its
+     * own type, so that a local decision of the same id during an outage (whose record the memory
+     * store keeps) is never taken for it.
+     */
+    private record CountedIn(long[] windowEnds) {
     }
 
     /**
@@ -193,7 +201,8 @@ public final class RedisAdmissionStore implements AdmissionStore {
      */
     @Override
     public void settle(Plan plan, Settlement settlement) {
-        long[] countedIn = plan.id().take() instanceof long[] ends ? ends : null;
+        CountedIn counted = plan.id().take(CountedIn.class);
+        long[] countedIn = counted == null ? null : counted.windowEnds();
         StoreUnavailableException failure = null;
         for (SlotCall call : SlotCall.of(plan, this, redis.keyPrefix(), cluster)) {
             try {
