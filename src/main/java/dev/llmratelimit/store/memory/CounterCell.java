@@ -138,7 +138,8 @@ final class CounterCell {
      * For a settlement that records into the live window: starts one when the live one has ended,
      * as a decision would, but of a length that is only provisional. The settlement may come from a
      * request decided before a reload changed the window: the next decision gives the window its
-     * own length, so a request from before a reload never starts a window of the old length.
+     * own length, keeping its start (docs/configuration-sources.md: what a window that no decision
+     * reaches within the old length does).
      */
     void rollForSettlement(long now, GroupWindow window) {
         boolean starts = !window.isPeriod() && now >= end;

@@ -15,6 +15,15 @@ local function serverMillis()
     return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
 
+-- A window's hash goes when its counts stop counting: at its end, a sliding one a window later.
+local function expireWithWindow(key, windowEnd, window, sliding)
+    local expiresAt = windowEnd
+    if sliding then
+        expiresAt = windowEnd + window
+    end
+    redis.call('PEXPIREAT', key, string.format('%d', expiresAt))
+end
+
 -- Starts the window 'now' lies in, given the live window's end as read (nil: none; the caller
 -- rolls only when 'now' is at or past it): a sliding window follows on from the one before while
 -- that is still inside the sliding span, its counters becoming the previous ones; otherwise the new
@@ -42,27 +51,19 @@ local function rollWindow(key, now, window, sliding, windowEnd, provisional)
     end
     redis.call('DEL', key)
     redis.call('HSET', key, 'e', string.format('%d', windowEnd), unpack(previous))
-    local expiresAt = windowEnd
-    if sliding then
-        expiresAt = windowEnd + window
-    end
-    redis.call('PEXPIREAT', key, string.format('%d', expiresAt))
+    expireWithWindow(key, windowEnd, window, sliding)
     return windowEnd, follows
 end
 
 -- A live window a settlement started ('provisional' ms long) takes the deciding plan's length, keeping
--- its start: a settlement of a request decided before a reload changed the window never sets how
+-- its start: a settlement of a request decided before a reload changed the window does not set how
 -- long a window lasts. Returns the window's end.
 local function adoptLength(key, windowEnd, provisional, window, sliding)
     redis.call('HDEL', key, 'w')
     local adopted = windowEnd - provisional + window
     if adopted ~= windowEnd then
         redis.call('HSET', key, 'e', string.format('%d', adopted))
-        local expiresAt = adopted
-        if sliding then
-            expiresAt = adopted + window
-        end
-        redis.call('PEXPIREAT', key, string.format('%d', expiresAt))
+        expireWithWindow(key, adopted, window, sliding)
     end
     return adopted
 end
