@@ -6,9 +6,10 @@ import java.util.Map;
 /**
  * A principal that carries its own rate-limit metadata (an API key's record, a user's profile).
  * Application principal classes implement it; the default resolver reads key {@code priority} from
- * the key's and the team's maps, and the per-caller limits {@code rpm-limit}, {@code tpm-limit} and
- * {@code max-parallel-requests} from the key's, the user's and the team's maps. Values set here win
- * over the static {@code llm.ratelimit.principals.*} mapping.
+ * the key's and the team's maps, and the per-caller limits ({@code rpm-limit}, {@code tpm-limit},
+ * the other short names, {@code limits.<dimension>.<duration>} and {@code max-parallel-requests})
+ * from the key's, the user's and the team's maps. Values set here win over the static
+ * {@code llm.ratelimit.principals.*} mapping.
  */
 public interface MetadataPrincipal extends Principal {
 

@@ -74,10 +74,13 @@ public record ScopeLimits(List<RateLimit> limits, long maxParallelRequests) {
     }
 
     /**
-     * The limits in a metadata map or a JSON object claim (members {@code rpm-limit},
+     * The limits in a metadata map or a JSON object claim: the members {@code rpm-limit},
      * {@code tpm-limit}, {@code itpm-limit}, {@code otpm-limit}, {@code rpd-limit},
-     * {@code tpd-limit}, {@code max-parallel-requests}); a value that is not a whole number of at
-     * least 1 is ignored (logged, rate-limited): metadata is runtime data, not start-up configuration.
+     * {@code tpd-limit} and {@code max-parallel-requests}, and the general form, either as members
+     * named {@code limits.<dimension>.<duration>} or as a {@code limits} object of dimensions, each
+     * an object of durations. Metadata is runtime data, not start-up configuration: a value that
+     * is not a whole number of at least 1, an unknown dimension, a bad duration and every limit past
+     * the {@value #MAX_METADATA_LIMITS}th are ignored (logged, rate-limited).
      */
     public static ScopeLimits fromMetadata(Object metadata) {
         if (!(metadata instanceof Map<?, ?> map) || map.isEmpty()) {
@@ -86,25 +89,86 @@ public record ScopeLimits(List<RateLimit> limits, long maxParallelRequests) {
         List<RateLimit> limits = new ArrayList<>(2);
         for (String name : LimitNames.SHORT_NAMES) {
             String member = name + LimitNames.CALLER_SUFFIX;
-            long amount = metadataLimit(map, member);
+            long amount = metadataLimit(map.get(member), member);
             if (amount > 0) {
                 limits.add(LimitNames.parse(List.of(member), LimitNames.CALLER_SUFFIX, member, "", amount));
             }
         }
-        long parallel = metadataLimit(map, MAX_PARALLEL_REQUESTS);
+        for (Map.Entry<?, ?> entry : map.entrySet()) {
+            if (entry.getKey() instanceof String member && member.startsWith(GENERAL_PREFIX)) {
+                int dot = member.indexOf('.', GENERAL_PREFIX.length());
+                if (dot < 0) {
+                    INVALID_METADATA.log("Ignored a caller's metadata " + member + ": expected "
+                            + LimitNames.LIMITS + ".<dimension>.<duration>", null);
+                } else {
+                    addGeneral(limits, member.substring(GENERAL_PREFIX.length(), dot), member.substring(dot + 1),
+                            entry.getValue());
+                }
+            }
+        }
+        Object byDimension = map.get(LimitNames.LIMITS);
+        if (byDimension != null) {
+            addLimitsObject(limits, byDimension);
+        }
+        long parallel = metadataLimit(map.get(MAX_PARALLEL_REQUESTS), MAX_PARALLEL_REQUESTS);
         return limits.isEmpty() && parallel == 0 ? NONE : new ScopeLimits(limits, parallel);
     }
 
-    private static long metadataLimit(Map<?, ?> metadata, String name) {
-        String text = ClaimValues.textIn(metadata, name);
+    /** The metadata members of the general form start with this ({@code limits.}). */
+    private static final String GENERAL_PREFIX = LimitNames.LIMITS + ".";
+
+    /** At most this many limits per window come from one scope's metadata: each is a counter every request of the caller touches. */
+    static final int MAX_METADATA_LIMITS = 16;
+
+    /** Adds the limits of a {@code limits} object: {@code {"<dimension>": {"<duration>": amount}}}. */
+    private static void addLimitsObject(List<RateLimit> limits, Object byDimension) {
+        if (!(byDimension instanceof Map<?, ?> dimensions)) {
+            INVALID_METADATA.log("Ignored a caller's metadata " + LimitNames.LIMITS + " that is not an object", null);
+            return;
+        }
+        for (Map.Entry<?, ?> dimension : dimensions.entrySet()) {
+            if (dimension.getValue() instanceof Map<?, ?> byDuration) {
+                for (Map.Entry<?, ?> duration : byDuration.entrySet()) {
+                    addGeneral(limits, String.valueOf(dimension.getKey()), String.valueOf(duration.getKey()),
+                            duration.getValue());
+                }
+            } else {
+                INVALID_METADATA.log("Ignored a caller's metadata " + GENERAL_PREFIX + dimension.getKey()
+                        + " that is not an object of durations", null);
+            }
+        }
+    }
+
+    /** Adds the metadata limit {@code limits.<dimension>.<duration>} of {@code value}, unless it is invalid or one too many. */
+    private static void addGeneral(List<RateLimit> limits, String dimension, String duration, Object value) {
+        String member = GENERAL_PREFIX + dimension + "." + duration;
+        long amount = metadataLimit(value, member);
+        if (amount == 0) {
+            return;
+        }
+        if (limits.size() >= MAX_METADATA_LIMITS) {
+            INVALID_METADATA.log("Ignored a caller's metadata " + member + ": at most " + MAX_METADATA_LIMITS
+                    + " limits per window are read from one scope's metadata", null);
+            return;
+        }
+        try {
+            limits.add(LimitNames.parse(List.of(LimitNames.LIMITS, dimension, duration), LimitNames.CALLER_SUFFIX,
+                    member, String.valueOf(amount), amount));
+        } catch (PolicyException e) {
+            INVALID_METADATA.log("Ignored a caller's metadata limit: " + e.getMessage(), null);
+        }
+    }
+
+    private static long metadataLimit(Object value, String name) {
+        String text = ClaimValues.text(value);
         if (text == null) {
             return 0;
         }
-        long value = parseOrZero(text);
-        if (value == 0) {
+        long amount = parseOrZero(text);
+        if (amount == 0) {
             INVALID_METADATA.log("Ignored a caller's metadata " + name + " that is not a whole number of at least 1", null);
         }
-        return value;
+        return amount;
     }
 
     private static long parseConfigured(String property, String value) {

@@ -23,27 +23,38 @@ public final class Durations {
         return millis % 1000 == 0 ? millis / 1000 + "s" : millis + "ms";
     }
 
+    /** @throws PolicyException for text that is no duration, or a number of its unit past what a duration holds */
     public static Duration parse(String property, String text) {
         String value = text.trim();
         try {
-            if (value.startsWith("P") || value.startsWith("p")) {
-                return Duration.parse(value);
+            Duration duration = parse(value);
+            if (duration == null) {
+                throw new PolicyException(property, text, "expected a duration such as 500ms, 60s, 2m, 1h or PT60S");
             }
-            if (value.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(value.substring(0, value.length() - 2).trim()));
-            }
-            char unit = value.isEmpty() ? ' ' : value.charAt(value.length() - 1);
-            String number = value.substring(0, Math.max(0, value.length() - 1)).trim();
-            return switch (unit) {
-                case 's' -> Duration.ofSeconds(Long.parseLong(number));
-                case 'm' -> Duration.ofMinutes(Long.parseLong(number));
-                case 'h' -> Duration.ofHours(Long.parseLong(number));
-                case 'd' -> Duration.ofDays(Long.parseLong(number));
-                default -> throw new PolicyException(property, text,
-                        "expected a duration such as 500ms, 60s, 2m, 1h or PT60S");
-            };
+            return duration;
         } catch (NumberFormatException | DateTimeParseException e) {
             throw new PolicyException(property, text, "expected a duration such as 500ms, 60s, 2m, 1h or PT60S");
+        } catch (ArithmeticException e) {
+            throw new PolicyException(property, text, "the duration is too long");
         }
+    }
+
+    /** {@code null} for an unknown unit. */
+    private static Duration parse(String value) {
+        if (value.startsWith("P") || value.startsWith("p")) {
+            return Duration.parse(value);
+        }
+        if (value.endsWith("ms")) {
+            return Duration.ofMillis(Long.parseLong(value.substring(0, value.length() - 2).trim()));
+        }
+        char unit = value.isEmpty() ? ' ' : value.charAt(value.length() - 1);
+        String number = value.substring(0, Math.max(0, value.length() - 1)).trim();
+        return switch (unit) {
+            case 's' -> Duration.ofSeconds(Long.parseLong(number));
+            case 'm' -> Duration.ofMinutes(Long.parseLong(number));
+            case 'h' -> Duration.ofHours(Long.parseLong(number));
+            case 'd' -> Duration.ofDays(Long.parseLong(number));
+            default -> null;
+        };
     }
 }

@@ -20,6 +20,9 @@ public final class LimitNames {
 
     private static final long DAY = Duration.ofDays(1).toMillis();
 
+    /** The longest window a limit may be counted in: ten years. */
+    public static final Duration LONGEST_WINDOW = Duration.ofDays(3653);
+
     /** Short name to dimension and window ({@link RateLimit#CONFIGURED_WINDOW}: the configured window). */
     private static final Map<String, RateLimit> SHORT = Map.of(
             "rpm", new RateLimit(Dimension.REQUESTS, RateLimit.CONFIGURED_WINDOW, 0),
@@ -76,11 +79,26 @@ public final class LimitNames {
             throw new PolicyException(property, value, "unknown dimension '" + name.get(1)
                     + "' (expected " + DIMENSION_NAMES + ")");
         }
-        Duration window = Durations.parse(property, name.get(2));
-        if (window.toMillis() <= 0) {
-            throw new PolicyException(property, value, "the window must be longer than 0");
+        return new RateLimit(dimension, windowMillis(property, value, name.get(2)), amount);
+    }
+
+    /**
+     * The length of a window a limit is counted in, at least 1 ms and at most {@link #LONGEST_WINDOW}
+     * (a window's end is its start plus its length, on every store's clock).
+     *
+     * @param value    the property's value, for errors
+     * @param duration the window's length as written
+     * @throws PolicyException for a bad duration or one out of range
+     */
+    public static long windowMillis(String property, String value, String duration) {
+        Duration window = Durations.parse(property, duration);
+        if (window.compareTo(LONGEST_WINDOW) > 0) {
+            throw new PolicyException(property, value, "the window must be at most " + LONGEST_WINDOW.toDays() + " days");
         }
-        return new RateLimit(dimension, window.toMillis(), amount);
+        if (window.toMillis() <= 0) {
+            throw new PolicyException(property, value, "the window must be longer than zero");
+        }
+        return window.toMillis();
     }
 
     /** The model's name of a limit's kind: its short name where it has one ({@code otpm}), else {@code limits.<dimension>.<duration>}. */

@@ -39,10 +39,8 @@ public final class PolicyParser {
         String minOutput = value("expected-output-min-tokens", null);
         Long expectedOutputMin = minOutput == null ? null
                 : ModelGroupBuilder.tokens(PREFIX + "expected-output-min-tokens", minOutput);
-        Duration window = Durations.parse(PREFIX + "window", value("window", "60s"));
-        if (window.isZero() || window.isNegative()) {
-            throw new PolicyException(PREFIX + "window", value("window", ""), "the window must be longer than zero");
-        }
+        Duration window = Duration.ofMillis(LimitNames.windowMillis(PREFIX + "window", value("window", "60s"),
+                value("window", "60s")));
         Fairness fairness = choice("fairness", "saturation", Fairness.class);
         Map<String, Reservation> globalReservations = new TreeMap<>();
         Map<String, ModelGroupBuilder> groups = new TreeMap<>();

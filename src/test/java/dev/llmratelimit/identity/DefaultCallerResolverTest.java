@@ -1,5 +1,7 @@
 package dev.llmratelimit.identity;
 
+import dev.llmratelimit.engine.Dimension;
+import dev.llmratelimit.engine.RateLimit;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashMap;
@@ -16,6 +18,8 @@ class DefaultCallerResolverTest {
             "llm.ratelimit.principals.alice.team", "team-a",
             "llm.ratelimit.teams.team-a.priority", "prod",
             "llm.ratelimit.teams.team-x.priority", "batch");
+
+    private static final long DAY = 86_400_000;
 
     private final CallerResolver resolver = CallerResolvers.create(STATIC_MAPPING);
 
@@ -219,6 +223,62 @@ class DefaultCallerResolverTest {
 
         assertThat(caller).isEqualTo(new Caller("carol", "team-c", null, null, "user-42", new CallerLimits(
                 new ScopeLimits(60, 0, 4), new ScopeLimits(0, 50000, 0), new ScopeLimits(600, 0, 40))));
+    }
+
+    @Test
+    void jwtMetadataCarriesLimitsOfAnyWindowAsMembersOrAsALimitsObject() {
+        Caller caller = resolver.resolve(jwt("carol", "sub", "user-42",
+                "metadata", Map.of("limits.output-tokens.1m", new JsonText("8000"),
+                        "limits", Map.of("tokens", Map.of("30d", new JsonText("50000000")),
+                                "requests", Map.of("1h", json("100"), "PT10S", new JsonText("5"))),
+                        "rpd-limit", new JsonText("1000")),
+                "team", "team-c",
+                "team_metadata", Map.of("limits.input-tokens.1d", json("2000000"))));
+
+        assertThat(caller.limits().key()).isEqualTo(new ScopeLimits(List.of(
+                new RateLimit(Dimension.OUTPUT_TOKENS, 60_000, 8000),
+                new RateLimit(Dimension.TOKENS, 30 * DAY, 50_000_000),
+                new RateLimit(Dimension.REQUESTS, 3_600_000, 100),
+                new RateLimit(Dimension.REQUESTS, 10_000, 5),
+                new RateLimit(Dimension.REQUESTS, DAY, 1000)), 0));
+        assertThat(caller.limits().team()).isEqualTo(new ScopeLimits(List.of(
+                new RateLimit(Dimension.INPUT_TOKENS, DAY, 2_000_000)), 0));
+        assertThat(caller.limits().user()).isEqualTo(ScopeLimits.NONE);
+    }
+
+    @Test
+    void invalidMetadataLimitsAreIgnoredAndTheValidOnesKept() {
+        Map<String, Object> metadata = new HashMap<>();
+        metadata.put("limits.words.1h", "5");                  // no such dimension
+        metadata.put("limits.requests.soon", "5");             // no duration
+        metadata.put("limits.requests.0s", "5");               // an empty window
+        metadata.put("limits.requests.3654d", "5");            // past the longest window
+        metadata.put("limits.requests.999999999999999d", "5"); // past what milliseconds count
+        metadata.put("limits.requests", "5");                  // no window
+        metadata.put("limits.tokens.1h", "-3");                // not at least 1
+        metadata.put("limits.tokens.2h", "many");
+        metadata.put("limits", Map.of("tokens", "5", "requests", Map.of("1m", "0", "1h", "7")));
+        metadata.put("max-parallel-requests", "2");
+
+        Caller caller = resolver.resolve(jwt("carol", "metadata", metadata));
+
+        assertThat(caller.limits().key()).isEqualTo(new ScopeLimits(List.of(
+                new RateLimit(Dimension.REQUESTS, 3_600_000, 7)), 2));
+    }
+
+    @Test
+    void atMostSixteenLimitsAreReadFromOneScopesMetadata() {
+        Map<String, String> metadata = new HashMap<>();
+        for (int minutes = 1; minutes <= 20; minutes++) {
+            metadata.put("limits.requests." + minutes + "m", "10");
+        }
+        metadata.put("rpm-limit", "3");
+
+        Caller caller = resolver.resolve(jwt("carol", "metadata", metadata));
+
+        List<RateLimit> limits = caller.limits().key().limits();
+        assertThat(limits).hasSize(16).contains(new RateLimit(Dimension.REQUESTS, RateLimit.CONFIGURED_WINDOW, 3));
+        assertThat(limits).allMatch(limit -> limit.dimension() == Dimension.REQUESTS);
     }
 
     @Test
