@@ -20,6 +20,9 @@ public record CallerLimits(ScopeLimits key, ScopeLimits user, ScopeLimits team) 
         if (fallback.equals(NONE)) {
             return this;
         }
+        if (equals(NONE)) {
+            return fallback;
+        }
         return new CallerLimits(key.orElse(fallback.key), user.orElse(fallback.user), team.orElse(fallback.team));
     }
 }

@@ -46,6 +46,9 @@ public record ScopeLimits(List<RateLimit> limits, long maxParallelRequests) {
         if (fallback.isEmpty()) {
             return this;
         }
+        if (isEmpty()) {
+            return fallback;
+        }
         List<RateLimit> merged = new ArrayList<>(limits);
         for (RateLimit limit : fallback.limits) {
             if (merged.stream().noneMatch(limit::sameKind)) {
