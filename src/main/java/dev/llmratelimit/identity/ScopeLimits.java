@@ -1,5 +1,6 @@
 package dev.llmratelimit.identity;
 
+import dev.llmratelimit.engine.Dimension;
 import dev.llmratelimit.engine.RateLimit;
 import dev.llmratelimit.engine.ThrottledLog;
 import dev.llmratelimit.policy.LimitNames;
@@ -89,23 +90,21 @@ public record ScopeLimits(List<RateLimit> limits, long maxParallelRequests) {
         if (!(metadata instanceof Map<?, ?> map) || map.isEmpty()) {
             return NONE;
         }
-        List<RateLimit> limits = new ArrayList<>(2);
+        MetadataLimits limits = new MetadataLimits();
         for (String name : LimitNames.SHORT_NAMES) {
             String member = name + LimitNames.CALLER_SUFFIX;
             long amount = metadataLimit(map.get(member), member);
             if (amount > 0) {
-                limits.add(LimitNames.parse(List.of(member), LimitNames.CALLER_SUFFIX, member, "", amount));
+                limits.read.add(LimitNames.parse(List.of(member), LimitNames.CALLER_SUFFIX, member, "", amount));
             }
         }
         for (Map.Entry<?, ?> entry : map.entrySet()) {
             if (entry.getKey() instanceof String member && member.startsWith(GENERAL_PREFIX)) {
-                int dot = member.indexOf('.', GENERAL_PREFIX.length());
-                if (dot < 0) {
-                    INVALID_METADATA.log("Ignored a caller's metadata " + member + ": expected "
-                            + LimitNames.LIMITS + ".<dimension>.<duration>", null);
-                } else {
-                    addGeneral(limits, member.substring(GENERAL_PREFIX.length(), dot), member.substring(dot + 1),
-                            entry.getValue());
+                String name = member.substring(GENERAL_PREFIX.length());
+                int dot = name.indexOf('.');
+                Dimension dimension = windowed(dot < 0 ? name : name.substring(0, dot));
+                if (dimension != null) {
+                    limits.add(dimension, dot < 0 ? "" : name.substring(dot + 1), entry.getValue());
                 }
             }
         }
@@ -114,51 +113,78 @@ public record ScopeLimits(List<RateLimit> limits, long maxParallelRequests) {
             addLimitsObject(limits, byDimension);
         }
         long parallel = metadataLimit(map.get(MAX_PARALLEL_REQUESTS), MAX_PARALLEL_REQUESTS);
-        return limits.isEmpty() && parallel == 0 ? NONE : new ScopeLimits(limits, parallel);
+        return limits.read.isEmpty() && parallel == 0 ? NONE : new ScopeLimits(limits.read, parallel);
     }
 
     /** The metadata members of the general form start with this ({@code limits.}). */
     private static final String GENERAL_PREFIX = LimitNames.LIMITS + ".";
 
-    /** At most this many limits per window come from one scope's metadata: each is a counter every request of the caller touches. */
+    /**
+     * At most this many limits (of every name and window together) are read from one scope's
+     * metadata, an invalid one counted too: each is a counter every request of the caller touches,
+     * and each is read again on every request.
+     */
     static final int MAX_METADATA_LIMITS = 16;
 
     /** Adds the limits of a {@code limits} object: {@code {"<dimension>": {"<duration>": amount}}}. */
-    private static void addLimitsObject(List<RateLimit> limits, Object byDimension) {
+    private static void addLimitsObject(MetadataLimits limits, Object byDimension) {
         if (!(byDimension instanceof Map<?, ?> dimensions)) {
             INVALID_METADATA.log("Ignored a caller's metadata " + LimitNames.LIMITS + " that is not an object", null);
             return;
         }
-        for (Map.Entry<?, ?> dimension : dimensions.entrySet()) {
-            if (dimension.getValue() instanceof Map<?, ?> byDuration) {
-                for (Map.Entry<?, ?> duration : byDuration.entrySet()) {
-                    addGeneral(limits, String.valueOf(dimension.getKey()), String.valueOf(duration.getKey()),
-                            duration.getValue());
-                }
-            } else {
-                INVALID_METADATA.log("Ignored a caller's metadata " + GENERAL_PREFIX + dimension.getKey()
+        for (Map.Entry<?, ?> entry : dimensions.entrySet()) {
+            Dimension dimension = windowed(String.valueOf(entry.getKey()));
+            if (dimension == null) {
+                continue;
+            }
+            if (!(entry.getValue() instanceof Map<?, ?> byDuration)) {
+                INVALID_METADATA.log("Ignored a caller's metadata " + GENERAL_PREFIX + dimension.configName()
                         + " that is not an object of durations", null);
+                continue;
+            }
+            for (Map.Entry<?, ?> duration : byDuration.entrySet()) {
+                limits.add(dimension, String.valueOf(duration.getKey()), duration.getValue());
             }
         }
     }
 
-    /** Adds the metadata limit {@code limits.<dimension>.<duration>} of {@code value}, unless it is invalid or one too many. */
-    private static void addGeneral(List<RateLimit> limits, String dimension, String duration, Object value) {
-        String member = GENERAL_PREFIX + dimension + "." + duration;
-        long amount = metadataLimit(value, member);
-        if (amount == 0) {
-            return;
+    /** The windowed dimension of a metadata name, {@code null} (logged) for none. */
+    private static Dimension windowed(String name) {
+        Dimension dimension = Dimension.ofConfigName(name);
+        if (dimension == null) {
+            INVALID_METADATA.log("Ignored a caller's metadata limit of an unknown dimension (expected "
+                    + LimitNames.LIMITS + ".<dimension>.<duration>, dimension requests, tokens, input-tokens or output-tokens)", null);
         }
-        if (limits.size() >= MAX_METADATA_LIMITS) {
-            INVALID_METADATA.log("Ignored a caller's metadata " + member + ": at most " + MAX_METADATA_LIMITS
-                    + " limits per window are read from one scope's metadata", null);
-            return;
-        }
-        try {
-            limits.add(LimitNames.parse(List.of(LimitNames.LIMITS, dimension, duration), LimitNames.CALLER_SUFFIX,
-                    member, String.valueOf(amount), amount));
-        } catch (PolicyException e) {
-            INVALID_METADATA.log("Ignored a caller's metadata limit: " + e.getMessage(), null);
+        return dimension;
+    }
+
+    /** The limits read from one scope's metadata, and how many of the general form were looked at. */
+    private static final class MetadataLimits {
+        final List<RateLimit> read = new ArrayList<>(2);
+        private int rejected;
+
+        /**
+         * Adds the limit of {@code value} per {@code duration}, unless it is invalid or one too many.
+         * What is logged names only the dimension: metadata text may be anything (a claim's).
+         */
+        void add(Dimension dimension, String duration, Object value) {
+            String member = GENERAL_PREFIX + dimension.configName() + ".<duration>";
+            if (read.size() + rejected >= MAX_METADATA_LIMITS) {
+                INVALID_METADATA.log("Ignored a caller's metadata " + member + ": at most " + MAX_METADATA_LIMITS
+                        + " limits are read from one scope's metadata", null);
+                return;
+            }
+            long amount = metadataLimit(value, member);
+            try {
+                if (amount > 0) {
+                    read.add(new RateLimit(dimension, LimitNames.windowMillis(member, "", duration), amount));
+                    return;
+                }
+            } catch (PolicyException e) {
+                INVALID_METADATA.log("Ignored a caller's metadata " + member + " whose duration is not a window of 1ms to "
+                        + LimitNames.LONGEST_WINDOW.toDays() + " days", null);
+            }
+            rejected++;
         }
     }
 

@@ -92,11 +92,14 @@ public final class LimitNames {
      */
     public static long windowMillis(String property, String value, String duration) {
         Duration window = Durations.parse(property, duration);
+        if (window.isNegative() || window.isZero()) {
+            throw new PolicyException(property, value, "the window must be longer than zero");
+        }
         if (window.compareTo(LONGEST_WINDOW) > 0) {
             throw new PolicyException(property, value, "the window must be at most " + LONGEST_WINDOW.toDays() + " days");
         }
-        if (window.toMillis() <= 0) {
-            throw new PolicyException(property, value, "the window must be longer than zero");
+        if (window.toMillis() == 0) {
+            throw new PolicyException(property, value, "the window must be at least 1ms");
         }
         return window.toMillis();
     }

@@ -255,9 +255,11 @@ class DefaultCallerResolverTest {
         metadata.put("limits.requests.3654d", "5");            // past the longest window
         metadata.put("limits.requests.999999999999999d", "5"); // past what milliseconds count
         metadata.put("limits.requests", "5");                  // no window
+        metadata.put("limits.requests.-9999999999999999s", "5"); // negative past what milliseconds count
         metadata.put("limits.tokens.1h", "-3");                // not at least 1
         metadata.put("limits.tokens.2h", "many");
-        metadata.put("limits", Map.of("tokens", "5", "requests", Map.of("1m", "0", "1h", "7")));
+        metadata.put("limits", Map.of("tokens", "5", "requests", Map.of("1m", "0", "1h", "7", "PT-2562047788015215H", "5"),
+                "words", Map.of("1h", "5")));
         metadata.put("max-parallel-requests", "2");
 
         Caller caller = resolver.resolve(jwt("carol", "metadata", metadata));

@@ -95,6 +95,8 @@ class PolicyParserTest {
             "default-priority=abc           | Invalid configuration llm.ratelimit.default-priority=abc: not a number",
             "window=0s                      | Invalid configuration llm.ratelimit.window=0s: the window must be longer than zero",
             "window=-5s                     | Invalid configuration llm.ratelimit.window=-5s: the window must be longer than zero",
+            "window=-9999999999999999s      | Invalid configuration llm.ratelimit.window=-9999999999999999s: the window must be longer than zero",
+            "window=PT0.0005S               | Invalid configuration llm.ratelimit.window=PT0.0005S: the window must be at least 1ms",
             "window=3654d                   | Invalid configuration llm.ratelimit.window=3654d: the window must be at most 3653 days",
             "window=999999999999999d        | Invalid configuration llm.ratelimit.window=999999999999999d: the duration is too long",
             "window=9999999999999h          | Invalid configuration llm.ratelimit.window=9999999999999h: the window must be at most 3653 days",
