@@ -113,10 +113,4 @@ public final class LimitNames {
         }
         return LIMITS + "." + limit.dimension().configName() + "." + Durations.format(limit.windowMillis());
     }
-
-    /** The same limit with its window written as {@link RateLimit#CONFIGURED_WINDOW} where it is the configured one. */
-    public static RateLimit normalized(RateLimit limit, long configuredWindowMillis) {
-        return limit.windowMillis() == configuredWindowMillis
-                ? new RateLimit(limit.dimension(), RateLimit.CONFIGURED_WINDOW, limit.amount()) : limit;
-    }
 }

@@ -65,7 +65,7 @@ public final class PolicyParser {
         for (ModelGroupBuilder builder : groups.values()) {
             ModelGroup group = builder.build();
             if (group.isLimited()) {
-                models.put(group.name(), resolve(group, window.toMillis(), globalReservations, threshold, defaultShare,
+                models.put(group.name(), resolve(group, globalReservations, threshold, defaultShare,
                         expectedOutput, expectedOutputMin, fairness));
             }
         }
@@ -78,7 +78,7 @@ public final class PolicyParser {
                 bool("reject-unknown-models", "false"));
     }
 
-    private static ModelPolicy resolve(ModelGroup group, long windowMillis, Map<String, Reservation> globalReservations,
+    private static ModelPolicy resolve(ModelGroup group, Map<String, Reservation> globalReservations,
                                        double globalThreshold, double defaultShare, long expectedOutput,
                                        Long expectedOutputMin, Fairness globalFairness) {
         String modelPrefix = PREFIX + "models." + PropertyNames.quote(group.name()) + ".";
@@ -93,8 +93,7 @@ public final class PolicyParser {
         }
         double threshold = group.saturationThreshold() != null ? group.saturationThreshold() : globalThreshold;
         long expected = group.expectedOutputTokens() != null ? group.expectedOutputTokens() : expectedOutput;
-        List<RateLimit> limits = group.limits().stream().map(limit -> LimitNames.normalized(limit, windowMillis)).toList();
-        return new ModelPolicy(group.name(), limits, threshold, shares, defaultShare, expected,
+        return new ModelPolicy(group.name(), group.limits(), threshold, shares, defaultShare, expected,
                 expectedOutputMin != null ? expectedOutputMin : expected,
                 group.fairness() != null ? group.fairness() : globalFairness);
     }

@@ -96,6 +96,24 @@ class RuntimeReloadTest {
     }
 
     @Test
+    void aCallersDailyLimitKeepsItsCountWhenTheWindowBecomesADay() {
+        try (RateLimitRuntime runtime = runtime("models.m.rpm=1000", "principals.alice.rpd-limit=3", "window=60s")) {
+            ResolvedCaller alice = runtime.resolve(() -> "alice");
+            Function<Caller, AdmissionRequest> request = who -> AdmissionRequest.of("m", null, null);
+            for (int i = 0; i < 3; i++) {
+                assertThat(runtime.admit(alice, request).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
+            }
+            change("models.m.rpm=1000", "principals.alice.rpd-limit=3", "window=1d");
+            assertThat(runtime.reload()).isTrue();
+
+            Admission refused = runtime.admit(runtime.resolve(() -> "alice"), request);
+            assertThat(refused.outcome()).isEqualTo(Admission.Outcome.REFUSED);
+            assertThat(refused.refusal().group().kind()).isEqualTo(GroupKind.KEY);
+            assertThat(refused.refusal().limit()).isEqualTo(3);
+        }
+    }
+
+    @Test
     void theApplicationsOwnResolverIsKeptAcrossReloads() {
         properties.set(Policies.properties("models.m.rpm=10"));
         CallerResolver own = principal -> Caller.ANONYMOUS;

@@ -336,6 +336,48 @@ public abstract class AdmissionStoreContract {
     }
 
     @Test
+    void aChangedWindowKeepsTheCountOfEveryLimitWithADurationOfItsOwn() {
+        AdmissionStore store = newStore();
+        RateLimiter minute = new RateLimiter(policy("models.m.rpd=3", "models.m.tpm=1000", "window=60s"), store);
+        RateLimiter day = new RateLimiter(policy("models.m.rpd=3", "models.m.tpm=1000", "window=1d"), store);
+        assertThat(admitUntilRefused(minute, "m", null, 10)).isEqualTo(3);
+
+        Verdict sameLength = decide(day, "m", null);        // window becomes as long as rpd's: rpd keeps its day's count
+        assertThat(sameLength.refusedBy()).isEqualTo(Limit.MODEL_REQUESTS);
+        assertThat(sameLength.refusal().limit()).isEqualTo(3);
+        assertThat(sameLength.refusal().group().window().tag()).isEqualTo("86400000");
+        assertThat(decide(minute, "m", null).refusedBy()).isEqualTo(Limit.MODEL_REQUESTS);   // and back again
+
+        RateLimiter hourly = new RateLimiter(policy("models.n.limits.requests.1m=2", "models.n.tpm=1000", "window=1h"), store);
+        RateLimiter minutely = new RateLimiter(policy("models.n.limits.requests.1m=2", "models.n.tpm=1000", "window=1m"), store);
+        assertThat(admitUntilRefused(hourly, "n", null, 10)).isEqualTo(2);
+        Verdict ownMinute = decide(minutely, "n", null);   // the configured window as long as the limit's own: its count stays
+        assertThat(ownMinute.refusedBy()).isEqualTo(Limit.MODEL_REQUESTS);
+        assertThat(ownMinute.refusal().limit()).isEqualTo(2);
+    }
+
+    @Test
+    void aWindowMadeLongerOrSlidingByAReloadStillWeighsTheCountsBeforeIt() throws InterruptedException {
+        AdmissionStore store = newStore();
+        Duration window = Durations.parse("window", rollingWindow());
+        String sliding = "window-mode=sliding";
+        RateLimiter shortSliding = new RateLimiter(policy("models.m.rpm=10", sliding, "window=" + window.toMillis() + "ms"), store);
+        RateLimiter longSliding = new RateLimiter(policy("models.m.rpm=10", sliding,
+                "window=" + window.multipliedBy(4).toMillis() + "ms"), store);
+        RateLimiter fixed = new RateLimiter(policy("models.n.rpm=10", "window=" + window.toMillis() + "ms"), store);
+        RateLimiter nowSliding = new RateLimiter(policy("models.n.rpm=10", sliding, "window=" + window.toMillis() + "ms"), store);
+        assertThat(admitUntilRefused(shortSliding, "m", null, 20)).isEqualTo(10);
+        assertThat(admitUntilRefused(fixed, "n", null, 20)).isEqualTo(10);
+        assertThat(decide(longSliding, "m", null).admitted()).isFalse();    // traffic under the reloaded policy
+        assertThat(decide(nowSliding, "n", null).admitted()).isFalse();
+
+        passWindow(window);                                 // the fixed window and its old lifetime end
+        assertThat(admitUntilRefused(nowSliding, "n", null, 20)).isZero();   // its 10 weigh almost whole
+        passWindow(window);                                 // so does the short sliding window's lifetime
+        assertThat(admitUntilRefused(longSliding, "m", null, 20)).isEqualTo(2);   // 10 weighted by 3/4 of 4 windows: 8
+    }
+
+    @Test
     void unconfiguredModelsAreNotCounted() {
         RateLimiter limiter = limiter("models.m.rpm=1");
         for (int i = 0; i < 10; i++) {

@@ -107,13 +107,13 @@ for i = 1, n do
     g[i] = group
 end
 
--- One HMGET per hash: the window end, a settlement's provisional length (window.lua) and every
--- field its groups use; a window that ended is rolled and its counts follow from what was read.
+-- One HMGET per hash: the window end, a settlement's provisional length, when the hash expires
+-- (window.lua) and every field its groups use; a window that ended is rolled and its counts follow from what was read.
 for h = 1, #hashOrder do
     local index = hashOrder[h]
     local held = hashes[index]
-    local fields = {'e', 'w'}
-    local f = 2
+    local fields = {'e', 'w', 'x'}
+    local f = 3
     for j = 1, #held do
         local group = held[j]
         if group[HAS_MONEY] then
@@ -142,8 +142,15 @@ for h = 1, #hashOrder do
     if first[WINDOW] > 0 and mustRoll(now, windowEnd) then
         windowEnd, follows = rollWindow(KEYS[index], now, first[WINDOW], first[SLIDING], windowEnd, false)
         rolled = true
+    elseif first[WINDOW] > 0 then
+        -- a reload made the window longer or sliding since the hash was set to expire: its counts last longer
+        local expiresAt = expiryOf(windowEnd, first[WINDOW], first[SLIDING])
+        local kept = tonumber(read[3])
+        if kept == nil or expiresAt > kept then
+            expireAt(KEYS[index], expiresAt)
+        end
     end
-    local r = 3
+    local r = 4
     for j = 1, #held do
         local group = held[j]
         if group[WINDOW] > 0 then

@@ -4,7 +4,9 @@
 -- (letters r requests, t tokens, i input tokens, o output tokens; a model's own suffix is '', a
 -- pool's ':<pool>'); m<suffix> = micro-dollars of a budget period; a counter's name with a 'p' in
 -- front = the previous window's (sliding windows only); w = the length of a live window a
--- settlement started (it is provisional: the next decision gives the window its own length).
+-- settlement started (it is provisional: the next decision gives the window its own length); x =
+-- when the hash expires (ms), so that a decision under a longer or sliding window (after a reload)
+-- sees that its counts must last longer.
 
 -- Every figure a script adds stays at most CAP (2^50, as Saturating.CAP in Java): Lua numbers are
 -- doubles, exact below 2^53, and HINCRBY of two such figures never overflows.
@@ -15,13 +17,19 @@ local function serverMillis()
     return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 end
 
--- A window's hash goes when its counts stop counting: at its end, a sliding one a window later.
-local function expireWithWindow(key, windowEnd, window, sliding)
-    local expiresAt = windowEnd
+-- When a window's counts stop counting: at its end, a sliding one's a window later.
+local function expiryOf(windowEnd, window, sliding)
     if sliding then
-        expiresAt = windowEnd + window
+        return windowEnd + window
     end
-    redis.call('PEXPIREAT', key, string.format('%d', expiresAt))
+    return windowEnd
+end
+
+-- The hash goes at expiresAt, which it keeps as x.
+local function expireAt(key, expiresAt)
+    local at = string.format('%d', expiresAt)
+    redis.call('HSET', key, 'x', at)
+    redis.call('PEXPIREAT', key, at)
 end
 
 -- Starts the window 'now' lies in, given the live window's end as read (nil: none; the caller
@@ -49,9 +57,10 @@ local function rollWindow(key, now, window, sliding, windowEnd, provisional)
         previous[#previous + 1] = 'w'
         previous[#previous + 1] = string.format('%d', window)
     end
+    local expiresAt = string.format('%d', expiryOf(windowEnd, window, sliding))
     redis.call('DEL', key)
-    redis.call('HSET', key, 'e', string.format('%d', windowEnd), unpack(previous))
-    expireWithWindow(key, windowEnd, window, sliding)
+    redis.call('HSET', key, 'e', string.format('%d', windowEnd), 'x', expiresAt, unpack(previous))
+    redis.call('PEXPIREAT', key, expiresAt)
     return windowEnd, follows
 end
 
@@ -63,7 +72,7 @@ local function adoptLength(key, windowEnd, provisional, window, sliding)
     local adopted = windowEnd - provisional + window
     if adopted ~= windowEnd then
         redis.call('HSET', key, 'e', string.format('%d', adopted))
-        expireWithWindow(key, adopted, window, sliding)
+        expireAt(key, expiryOf(adopted, window, sliding))
     end
     return adopted
 end
