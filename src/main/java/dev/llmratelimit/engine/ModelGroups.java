@@ -42,28 +42,6 @@ public record ModelGroups(String name, List<Window> windows) {
         return !pools().isEmpty() && pools().get(0).enforcement().mode() == Enforcement.Mode.WHEN_SATURATED;
     }
 
-    /**
-     * Whether the limit of window {@code index} on a dimension is the one shown for its length, by the
-     * gauges that name a limit by its dimension and length: of two windows as long (the configured
-     * window and a limit with a duration of its own), the lower limit binds and is shown, the first of
-     * equal ones; {@code false} when the window does not limit the dimension.
-     */
-    public boolean shownForItsLength(int index, Dimension dimension) {
-        CounterGroup group = windows.get(index).model();
-        if (!group.limits().limits(dimension)) {
-            return false;
-        }
-        long limit = group.limits().of(dimension);
-        for (int i = 0; i < windows.size(); i++) {
-            CounterGroup other = windows.get(i).model();
-            if (i != index && other.window().millis() == group.window().millis() && other.limits().limits(dimension)
-                    && (other.limits().of(dimension) < limit || other.limits().of(dimension) == limit && i < index)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /** The model's saturation from these counters, over every window, as the next decision would compute it. */
     public double saturation(ModelCounters counters) {
         double saturation = 0.0;

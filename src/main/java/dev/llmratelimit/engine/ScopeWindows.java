@@ -6,13 +6,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The limits of one scope sorted into its windows, each window one counter group. A limit written
- * over the configured window ({@link RateLimit#CONFIGURED_WINDOW}: {@code rpm}, {@code tpm},
- * {@code itpm}, {@code otpm} and their {@code -limit} forms) counts in the configured window, which
- * comes first and keeps the scope's plain counters whatever its length; a limit written with a
- * duration of its own counts in the window of that duration, tagged with its length, even when the
- * configured window has the same length. So a reload that changes {@code window} moves no limit to
- * other counters: {@code rpd} keeps its day's count when {@code window} becomes a day.
+ * The limits of one scope sorted into its windows: limits of the same length share a window, and
+ * each window is one counter group. The configured window comes first and keeps the scope's plain
+ * counters; a further window is tagged with its length, so its counters live apart.
  */
 final class ScopeWindows {
 
@@ -30,26 +26,25 @@ final class ScopeWindows {
 
     /**
      * The windows of these limits, the configured one first ({@code withConfigured}: even when no
-     * limit uses it); a second limit of the same dimension written over the same window keeps the
-     * lower amount.
+     * limit uses it); a second limit of the same dimension and length keeps the lower amount.
      */
     List<Window> of(List<RateLimit> limits, boolean withConfigured) {
-        Map<Long, long[]> byWindow = new LinkedHashMap<>();
+        Map<Long, long[]> byLength = new LinkedHashMap<>();
         if (withConfigured) {
-            byWindow.put(RateLimit.CONFIGURED_WINDOW, none());
+            byLength.put(configuredMillis, none());
         }
         for (RateLimit limit : limits) {
-            long[] amounts = byWindow.computeIfAbsent(limit.windowMillis(), written -> none());
+            long[] amounts = byLength.computeIfAbsent(limit.windowMillis(configuredMillis), length -> none());
             int d = limit.dimension().index();
             amounts[d] = amounts[d] < 0 ? limit.amount() : Math.min(amounts[d], limit.amount());
         }
-        List<Window> windows = new ArrayList<>(byWindow.size());
-        byWindow.computeIfPresent(RateLimit.CONFIGURED_WINDOW, (configured, amounts) -> {
-            windows.add(new Window(GroupWindow.rolling(configuredMillis, sliding), amounts));
+        List<Window> windows = new ArrayList<>(byLength.size());
+        byLength.computeIfPresent(configuredMillis, (length, amounts) -> {
+            windows.add(new Window(GroupWindow.rolling(length, sliding), amounts));
             return amounts;
         });
-        byWindow.forEach((length, amounts) -> {
-            if (length != RateLimit.CONFIGURED_WINDOW) {
+        byLength.forEach((length, amounts) -> {
+            if (length != configuredMillis) {
                 windows.add(new Window(GroupWindow.rolling(length, sliding, Long.toString(length)), amounts));
             }
         });

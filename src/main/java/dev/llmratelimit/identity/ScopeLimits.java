@@ -102,7 +102,7 @@ public record ScopeLimits(List<RateLimit> limits, long maxParallelRequests) {
             if (entry.getKey() instanceof String member && member.startsWith(GENERAL_PREFIX)) {
                 String name = member.substring(GENERAL_PREFIX.length());
                 int dot = name.indexOf('.');
-                Dimension dimension = windowed(dot < 0 ? name : name.substring(0, dot));
+                Dimension dimension = limits.windowed(dot < 0 ? name : name.substring(0, dot));
                 if (dimension != null) {
                     limits.add(dimension, dot < 0 ? "" : name.substring(dot + 1), entry.getValue());
                 }
@@ -121,8 +121,8 @@ public record ScopeLimits(List<RateLimit> limits, long maxParallelRequests) {
 
     /**
      * At most this many limits (of every name and window together) are read from one scope's
-     * metadata, an invalid one counted too: each is a counter every request of the caller touches,
-     * and each is read again on every request.
+     * metadata, an invalid one and one of a window read already counted too: each is a counter every
+     * request of the caller touches, and each is read again on every request.
      */
     static final int MAX_METADATA_LIMITS = 16;
 
@@ -133,13 +133,12 @@ public record ScopeLimits(List<RateLimit> limits, long maxParallelRequests) {
             return;
         }
         for (Map.Entry<?, ?> entry : dimensions.entrySet()) {
-            Dimension dimension = windowed(String.valueOf(entry.getKey()));
+            Dimension dimension = limits.windowed(String.valueOf(entry.getKey()));
             if (dimension == null) {
                 continue;
             }
             if (!(entry.getValue() instanceof Map<?, ?> byDuration)) {
-                INVALID_METADATA.log("Ignored a caller's metadata " + GENERAL_PREFIX + dimension.configName()
-                        + " that is not an object of durations", null);
+                limits.reject(GENERAL_PREFIX + dimension.configName() + " that is not an object of durations");
                 continue;
             }
             for (Map.Entry<?, ?> duration : byDuration.entrySet()) {
@@ -148,43 +147,71 @@ public record ScopeLimits(List<RateLimit> limits, long maxParallelRequests) {
         }
     }
 
-    /** The windowed dimension of a metadata name, {@code null} (logged) for none. */
-    private static Dimension windowed(String name) {
-        Dimension dimension = Dimension.ofConfigName(name);
-        if (dimension == null) {
-            INVALID_METADATA.log("Ignored a caller's metadata limit of an unknown dimension (expected "
-                    + LimitNames.LIMITS + ".<dimension>.<duration>, dimension requests, tokens, input-tokens or output-tokens)", null);
-        }
-        return dimension;
-    }
-
-    /** The limits read from one scope's metadata, and how many of the general form were looked at. */
+    /**
+     * The limits read from one scope's metadata, and how many entries of the general form were
+     * invalid. What is logged names at most a dimension: metadata text may be anything (a claim's).
+     */
     private static final class MetadataLimits {
         final List<RateLimit> read = new ArrayList<>(2);
         private int rejected;
 
+        /** The windowed dimension of a metadata name; {@code null} (rejected) for none. */
+        Dimension windowed(String name) {
+            Dimension dimension = Dimension.ofConfigName(name);
+            if (dimension == null) {
+                reject("limit of an unknown dimension (expected " + LimitNames.LIMITS + ".<dimension>.<duration>, dimension "
+                        + LimitNames.DIMENSION_NAMES + ")");
+            }
+            return dimension;
+        }
+
         /**
-         * Adds the limit of {@code value} per {@code duration}, unless it is invalid or one too many.
-         * What is logged names only the dimension: metadata text may be anything (a claim's).
+         * Adds the limit of {@code value} per {@code duration}, unless it is invalid or one too many;
+         * of two of the same window, the lower stays.
          */
         void add(Dimension dimension, String duration, Object value) {
             String member = GENERAL_PREFIX + dimension.configName() + ".<duration>";
-            if (read.size() + rejected >= MAX_METADATA_LIMITS) {
-                INVALID_METADATA.log("Ignored a caller's metadata " + member + ": at most " + MAX_METADATA_LIMITS
-                        + " limits are read from one scope's metadata", null);
+            if (full()) {
                 return;
             }
             long amount = metadataLimit(value, member);
+            long window;
             try {
-                if (amount > 0) {
-                    read.add(new RateLimit(dimension, LimitNames.windowMillis(member, "", duration), amount));
+                window = LimitNames.windowMillis(member, "", duration);
+            } catch (PolicyException e) {
+                reject(member + " whose duration is not a window of 1ms to " + LimitNames.LONGEST_WINDOW.toDays() + " days");
+                return;
+            }
+            if (amount == 0) {
+                rejected++;
+                return;
+            }
+            RateLimit limit = new RateLimit(dimension, window, amount);
+            for (int i = 0; i < read.size(); i++) {
+                if (read.get(i).sameKind(limit)) {
+                    read.set(i, read.get(i).amount() <= amount ? read.get(i) : limit);
+                    rejected++;
                     return;
                 }
-            } catch (PolicyException e) {
-                INVALID_METADATA.log("Ignored a caller's metadata " + member + " whose duration is not a window of 1ms to "
-                        + LimitNames.LONGEST_WINDOW.toDays() + " days", null);
             }
-            rejected++;
+            read.add(limit);
+        }
+
+        /** Logs an invalid entry, which counts toward {@link #MAX_METADATA_LIMITS}. */
+        void reject(String what) {
+            if (!full()) {
+                rejected++;
+                INVALID_METADATA.log("Ignored a caller's metadata " + what, null);
+            }
+        }
+
+        private boolean full() {
+            if (read.size() + rejected < MAX_METADATA_LIMITS) {
+                return false;
+            }
+            INVALID_METADATA.log("Ignored a caller's metadata limit: at most " + MAX_METADATA_LIMITS
+                    + " limits are read from one scope's metadata", null);
+            return true;
         }
     }
 

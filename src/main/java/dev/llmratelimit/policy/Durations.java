@@ -35,7 +35,7 @@ public final class Durations {
         } catch (NumberFormatException | DateTimeParseException e) {
             throw new PolicyException(property, text, "expected a duration such as 500ms, 60s, 2m, 1h or PT60S");
         } catch (ArithmeticException e) {
-            throw new PolicyException(property, text, "the duration is too long");
+            throw new PolicyException(property, text, "the duration is out of range");
         }
     }
 

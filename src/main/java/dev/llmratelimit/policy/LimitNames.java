@@ -35,8 +35,8 @@ public final class LimitNames {
     /** The short names of models, in the order messages list them. */
     public static final List<String> SHORT_NAMES = List.of("rpm", "tpm", "itpm", "otpm", "rpd", "tpd");
 
-    /** The configuration names of the windowed dimensions, for messages: {@code requests, tokens, ...}. */
-    private static final String DIMENSION_NAMES = inWords(Dimension.WINDOWED.stream().map(Dimension::configName).toList());
+    /** The configuration names of the windowed dimensions, for messages: {@code requests, tokens, input-tokens or output-tokens}. */
+    public static final String DIMENSION_NAMES = inWords(Dimension.WINDOWED.stream().map(Dimension::configName).toList());
 
     private LimitNames() {
     }
@@ -112,5 +112,11 @@ public final class LimitNames {
             }
         }
         return LIMITS + "." + limit.dimension().configName() + "." + Durations.format(limit.windowMillis());
+    }
+
+    /** The same limit with its window written as {@link RateLimit#CONFIGURED_WINDOW} where it is the configured one. */
+    public static RateLimit normalized(RateLimit limit, long configuredWindowMillis) {
+        return limit.windowMillis() == configuredWindowMillis
+                ? new RateLimit(limit.dimension(), RateLimit.CONFIGURED_WINDOW, limit.amount()) : limit;
     }
 }

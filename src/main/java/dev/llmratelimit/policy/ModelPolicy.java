@@ -10,9 +10,8 @@ import java.util.Map;
  * A model with everything resolved: capacity, threshold, and the normalised share of each
  * configured priority. Priorities not in {@link #shares()} use the shared default pool.
  *
- * @param limits               every limit per window as written: the short names' over the configured
- *                             window ({@link RateLimit#CONFIGURED_WINDOW}), the general form's and
- *                             {@code rpd}/{@code tpd}'s over their own length, even one equal to it
+ * @param limits               every limit per window, the configured window's written as
+ *                             {@link RateLimit#CONFIGURED_WINDOW}
  * @param expectedOutputTokens completion tokens {@code token-admission=reserve} expects of a request
  *                             without {@code max_tokens} until this model's responses teach it better
  * @param expectedOutputMinTokens the least that expectation ever is, whatever the responses teach

@@ -39,8 +39,8 @@ public final class PolicyParser {
         String minOutput = value("expected-output-min-tokens", null);
         Long expectedOutputMin = minOutput == null ? null
                 : ModelGroupBuilder.tokens(PREFIX + "expected-output-min-tokens", minOutput);
-        Duration window = Duration.ofMillis(LimitNames.windowMillis(PREFIX + "window", value("window", "60s"),
-                value("window", "60s")));
+        String windowText = value("window", "60s");
+        Duration window = Duration.ofMillis(LimitNames.windowMillis(PREFIX + "window", windowText, windowText));
         Fairness fairness = choice("fairness", "saturation", Fairness.class);
         Map<String, Reservation> globalReservations = new TreeMap<>();
         Map<String, ModelGroupBuilder> groups = new TreeMap<>();
@@ -65,7 +65,7 @@ public final class PolicyParser {
         for (ModelGroupBuilder builder : groups.values()) {
             ModelGroup group = builder.build();
             if (group.isLimited()) {
-                models.put(group.name(), resolve(group, globalReservations, threshold, defaultShare,
+                models.put(group.name(), resolve(group, window.toMillis(), globalReservations, threshold, defaultShare,
                         expectedOutput, expectedOutputMin, fairness));
             }
         }
@@ -78,7 +78,7 @@ public final class PolicyParser {
                 bool("reject-unknown-models", "false"));
     }
 
-    private static ModelPolicy resolve(ModelGroup group, Map<String, Reservation> globalReservations,
+    private static ModelPolicy resolve(ModelGroup group, long windowMillis, Map<String, Reservation> globalReservations,
                                        double globalThreshold, double defaultShare, long expectedOutput,
                                        Long expectedOutputMin, Fairness globalFairness) {
         String modelPrefix = PREFIX + "models." + PropertyNames.quote(group.name()) + ".";
@@ -93,7 +93,8 @@ public final class PolicyParser {
         }
         double threshold = group.saturationThreshold() != null ? group.saturationThreshold() : globalThreshold;
         long expected = group.expectedOutputTokens() != null ? group.expectedOutputTokens() : expectedOutput;
-        return new ModelPolicy(group.name(), group.limits(), threshold, shares, defaultShare, expected,
+        List<RateLimit> limits = group.limits().stream().map(limit -> LimitNames.normalized(limit, windowMillis)).toList();
+        return new ModelPolicy(group.name(), limits, threshold, shares, defaultShare, expected,
                 expectedOutputMin != null ? expectedOutputMin : expected,
                 group.fairness() != null ? group.fairness() : globalFairness);
     }

@@ -96,14 +96,14 @@ class RuntimeReloadTest {
     }
 
     @Test
-    void aCallersDailyLimitKeepsItsCountWhenTheWindowBecomesADay() {
+    void aCallersDailyLimitKeepsItsCountWhenTheWindowChanges() {
         try (RateLimitRuntime runtime = runtime("models.m.rpm=1000", "principals.alice.rpd-limit=3", "window=60s")) {
             ResolvedCaller alice = runtime.resolve(() -> "alice");
             Function<Caller, AdmissionRequest> request = who -> AdmissionRequest.of("m", null, null);
             for (int i = 0; i < 3; i++) {
                 assertThat(runtime.admit(alice, request).outcome()).isEqualTo(Admission.Outcome.ADMITTED);
             }
-            change("models.m.rpm=1000", "principals.alice.rpd-limit=3", "window=1d");
+            change("models.m.rpm=1000", "principals.alice.rpd-limit=3", "window=2m");
             assertThat(runtime.reload()).isTrue();
 
             Admission refused = runtime.admit(runtime.resolve(() -> "alice"), request);

@@ -269,6 +269,15 @@ class DefaultCallerResolverTest {
     }
 
     @Test
+    void ofMetadataLimitsOfOneWindowTheLowerStays() {
+        Caller caller = resolver.resolve(jwt("carol", "metadata", Map.of("limits.requests.1h", "5",
+                "limits", Map.of("requests", Map.of("60m", "3", "PT1H", "4")), "rpd-limit", "10", "limits.requests.24h", "7")));
+
+        assertThat(caller.limits().key()).isEqualTo(new ScopeLimits(List.of(
+                new RateLimit(Dimension.REQUESTS, 3_600_000, 3), new RateLimit(Dimension.REQUESTS, DAY, 7)), 0));
+    }
+
+    @Test
     void atMostSixteenLimitsAreReadFromOneScopesMetadata() {
         Map<String, String> metadata = new HashMap<>();
         for (int minutes = 1; minutes <= 20; minutes++) {

@@ -98,7 +98,7 @@ class PolicyParserTest {
             "window=-9999999999999999s      | Invalid configuration llm.ratelimit.window=-9999999999999999s: the window must be longer than zero",
             "window=PT0.0005S               | Invalid configuration llm.ratelimit.window=PT0.0005S: the window must be at least 1ms",
             "window=3654d                   | Invalid configuration llm.ratelimit.window=3654d: the window must be at most 3653 days",
-            "window=999999999999999d        | Invalid configuration llm.ratelimit.window=999999999999999d: the duration is too long",
+            "window=999999999999999d        | Invalid configuration llm.ratelimit.window=999999999999999d: the duration is out of range",
             "window=9999999999999h          | Invalid configuration llm.ratelimit.window=9999999999999h: the window must be at most 3653 days",
             "models.m.limits.requests.3654d=5 | Invalid configuration llm.ratelimit.models.m.limits.requests.3654d=5: the window must be at most 3653 days",
             "window=soon                    | Invalid configuration llm.ratelimit.window=soon: expected a duration such as 500ms, 60s, 2m, 1h or PT60S",

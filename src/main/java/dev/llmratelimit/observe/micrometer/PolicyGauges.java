@@ -87,7 +87,7 @@ final class PolicyGauges {
             ModelGroups.Window window = groups.windows().get(w);
             String length = Durations.format(window.model().window().millis());
             for (Dimension dimension : Dimension.WINDOWED) {
-                if (!groups.shownForItsLength(windowIndex, dimension)) {
+                if (!window.model().limits().limits(dimension)) {
                     continue;
                 }
                 Tags limit = model.and("dimension", dimension.configName(), "window", length);

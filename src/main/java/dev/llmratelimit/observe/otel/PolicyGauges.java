@@ -160,9 +160,7 @@ final class PolicyGauges {
             for (int w = 0; w < windows.length; w++) {
                 ModelGroups.Window window = groups.windows().get(w);
                 String length = Durations.format(window.model().window().millis());
-                int index = w;
-                windows[w] = Dimension.WINDOWED.stream().filter(dimension -> groups.shownForItsLength(index, dimension))
-                        .map(dimension -> {
+                windows[w] = Dimension.WINDOWED.stream().filter(window.model().limits()::limits).map(dimension -> {
                     Attributes model = Attributes.of(DecisionAttributes.MODEL, groups.name(), DIMENSION,
                             dimension.configName(), WINDOW, length);
                     Attributes[] pools = window.pools().stream().map(pool -> model.toBuilder()

@@ -57,22 +57,6 @@ class MicrometerMetricsTest {
     }
 
     @Test
-    void ofTwoLimitsOfOneLengthTheGaugesShowTheOneThatBinds() {
-        RateLimitPolicy policy = policy("models.m.rpm=100", "models.m.rpd=10", "window=1d");   // two windows of a day
-        RateLimiter limiter = limiter(MicrometerTelemetry.of(registry).metrics(policy, health), policy);
-        for (int i = 0; i < 3; i++) {
-            admit(limiter, "m", null).complete(new Usage(10, 20, 0));
-        }
-
-        assertThat(registry.get("llm_ratelimit.limit.capacity").tags("model", "m", "dimension", "requests").gauges())
-                .hasSize(1);
-        assertThat(modelGauge("llm_ratelimit.limit.capacity", "model", "m", "dimension", "requests", "window", "1d"))
-                .isEqualTo(10);
-        assertThat(modelGauge("llm_ratelimit.limit.used", "model", "m", "dimension", "requests", "window", "1d"))
-                .isEqualTo(3);
-    }
-
-    @Test
     void decisionsTokensTimersAndGaugesAfterAScriptedLoad() {
         // m: 10 requests, 1000 tokens; prod keeps 50 %, the default pool 25 % (2 requests, 250 tokens in strict mode).
         RateLimitPolicy policy = policy("models.m.rpm=10", "models.m.tpm=1000", "reservation.prod=0.5");
