@@ -52,10 +52,13 @@ record RedisCommandCount(String server, int requests, int non2xx, long evalsha, 
         return new RedisCommandCount(server, requests, non2xx, evalsha, calls, inScripts);
     }
 
-    /** The commands these scripts of the Redis store call ({@code redis.call('NAME', ...)}), lower case. */
+    /**
+     * The commands these scripts of the Redis store call, lower case: {@code redis.call('NAME', ...)}, or
+     * {@code call('NAME', ...)} through the local the scripts keep of it.
+     */
     private static Set<String> scriptCommands(String... scripts) {
         Set<String> commands = new HashSet<>();
-        Pattern call = Pattern.compile("redis\\.call\\('([A-Z]+)'");
+        Pattern call = Pattern.compile("(?:redis\\.|\\b)call\\('([A-Z]+)'");
         for (String script : scripts) {
             try (InputStream in = RedisCommandCount.class.getResourceAsStream("/dev/llmratelimit/store/redis/" + script)) {
                 if (in == null) {
@@ -95,6 +98,11 @@ record RedisCommandCount(String server, int requests, int non2xx, long evalsha, 
         return (evalsha + sent.values().stream().mapToLong(Long::longValue).sum()) / (double) requests;
     }
 
+    /** The most commands the scripts may run for one request with model limits alone. */
+    static final int MOST_IN_SCRIPTS = 10;
+    /** The same with the key's and the team's limits too. */
+    static final int MOST_IN_SCRIPTS_WITH_CALLERS = 18;
+
     static void write(Report report, List<RedisCommandCount> counts) {
         report.heading("3b. Redis commands per request")
                 .paragraph("Counted by redis-server itself: `CONFIG RESETSTAT`, then one filter on the Redis store "
@@ -118,6 +126,10 @@ record RedisCommandCount(String server, int requests, int non2xx, long evalsha, 
         for (RedisCommandCount count : counts) {
             report.target(count.server() + ": 2 EVALSHA per request", count.evalsha() == 2L * count.requests(),
                     Report.fixed(count.evalshaPerRequest(), 3));
+            int most = count.server().equals(HttpOverhead.REDIS) ? MOST_IN_SCRIPTS : MOST_IN_SCRIPTS_WITH_CALLERS;
+            double inScripts = count.inScripts() / (double) count.requests();
+            report.target(count.server() + ": at most " + most + " commands run in the scripts per request",
+                    inScripts <= most, Report.fixed(inScripts, 1));
         }
         report.endTargets();
     }
