@@ -174,7 +174,6 @@ public record ScopeLimits(List<RateLimit> limits, long maxParallelRequests) {
             if (full()) {
                 return;
             }
-            long amount = metadataLimit(value, member);
             long window;
             try {
                 window = LimitNames.windowMillis(member, "", duration);
@@ -182,6 +181,7 @@ public record ScopeLimits(List<RateLimit> limits, long maxParallelRequests) {
                 reject(member + " whose duration is not a window of 1ms to " + LimitNames.LONGEST_WINDOW.toDays() + " days");
                 return;
             }
+            long amount = metadataLimit(value, member);
             if (amount == 0) {
                 rejected++;
                 return;
