@@ -39,6 +39,11 @@ public final class Increments {
         return dimension == Dimension.MONEY ? micros : windowed[dimension.index()];
     }
 
+    /** The figure of the windowed dimension at {@code index}. */
+    public long ofIndex(int index) {
+        return windowed[index];
+    }
+
     public long requests() {
         return windowed[Dimension.REQUESTS.index()];
     }

@@ -16,6 +16,9 @@ public final class Limits {
     private final long[] windowed;
     /** The windowed dimensions limited, in index order: all a rule, a store or the headers visit. */
     private final Dimension[] limited;
+    /** The index and the limit of each of {@link #limited}: what the hot loops read, without a hop through the dimension. */
+    private final int[] limitedIndex;
+    private final long[] limitedValue;
     private final boolean limitsAnyTokens;
     private final long parallel;
     private final long micros;
@@ -36,6 +39,12 @@ public final class Limits {
             }
         }
         this.limited = count == found.length ? found : Arrays.copyOf(found, count);
+        this.limitedIndex = new int[count];
+        this.limitedValue = new long[count];
+        for (int k = 0; k < count; k++) {
+            limitedIndex[k] = limited[k].index();
+            limitedValue[k] = this.windowed[limitedIndex[k]];
+        }
         this.limitsAnyTokens = tokens;
         this.parallel = parallel;
         this.micros = micros;
@@ -91,6 +100,16 @@ public final class Limits {
      */
     public Dimension limited(int k) {
         return limited[k];
+    }
+
+    /** The {@link Dimension#index()} of the {@code k}th limited windowed dimension. */
+    public int limitedIndex(int k) {
+        return limitedIndex[k];
+    }
+
+    /** The limit of the {@code k}th limited windowed dimension. */
+    public long limitedValue(int k) {
+        return limitedValue[k];
     }
 
     public boolean limitsParallel() {

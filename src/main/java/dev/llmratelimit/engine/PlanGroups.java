@@ -86,6 +86,8 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
     private final int[] modelGroups;
     private final PoolSharing sharing;
     private final boolean hasPools;
+    /** The lowest saturation at which a pool of the list is held to its share; above 1 (never) without one. */
+    private final double strictFrom;
     private final boolean hasBudgets;
     private final long acquiring;
     private final boolean reservesTokens;
@@ -119,8 +121,12 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
         boolean budgets = false;
         long acquiring = 0;
         boolean reserving = false;
+        double strictAt = Double.POSITIVE_INFINITY;
         for (int i = 0; i < groups.length; i++) {
             CounterGroup group = groups[i];
+            if (group.kind() == GroupKind.POOL && group.enforcement().mode() == Enforcement.Mode.WHEN_SATURATED) {
+                strictAt = Math.min(strictAt, group.enforcement().threshold());
+            }
             if (group.kind() == GroupKind.MODEL) {
                 models[modelCount++] = i;
             }
@@ -138,6 +144,7 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
         this.modelIndex = modelCount == 0 ? -1 : models[0];
         this.sharing = firstSharing;
         this.hasPools = pools;
+        this.strictFrom = strictAt;
         this.hasBudgets = budgets;
         this.acquiring = acquiring;
         this.reservesTokens = reserving;
@@ -275,6 +282,11 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
 
     public boolean hasPools() {
         return hasPools;
+    }
+
+    /** Whether a pool of the list is held to its share at this saturation of the model. */
+    public boolean strictAt(double saturation) {
+        return saturation >= strictFrom;
     }
 
     public boolean hasBudgets() {

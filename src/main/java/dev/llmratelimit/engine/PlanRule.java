@@ -21,6 +21,7 @@ public final class PlanRule {
 
     /** Products up to 2^53 are exact in a double; above, the scripts and this class round alike. */
     private static final long EXACT = 1L << 53;
+    private static final int REQUESTS = Dimension.REQUESTS.index();
 
     private PlanRule() {
     }
@@ -50,9 +51,9 @@ public final class PlanRule {
     private static Dimension failing(CounterGroup group, GroupCounts c) {
         Limits limits = group.limits();
         for (int k = 0; k < limits.limitedCount(); k++) {
-            Dimension dimension = limits.limited(k);
-            if (effective(group, c, dimension) > allowance(group, dimension)) {
-                return dimension;
+            int index = limits.limitedIndex(k);
+            if (effective(group.window(), c, index) > allowance(group, index, limits.limitedValue(k))) {
+                return limits.limited(k);
             }
         }
         if (limits.limitsParallel() && c.inFlight() > limits.parallel() - 1) {
@@ -78,14 +79,22 @@ public final class PlanRule {
 
     /** The largest effective count of a windowed dimension that still admits the group's increments. */
     static long allowance(CounterGroup group, Dimension dimension) {
-        long limit = group.limits().of(dimension);
-        return dimension == Dimension.REQUESTS ? limit - 1 : allowance(limit, group.increments().of(dimension));
+        return allowance(group, dimension.index(), group.limits().of(dimension));
+    }
+
+    /** The same for the windowed dimension at {@code index}, whose limit is {@code limit}. */
+    private static long allowance(CounterGroup group, int index, long limit) {
+        return index == REQUESTS ? limit - 1 : allowance(limit, group.increments().ofIndex(index));
     }
 
     static long effective(CounterGroup group, GroupCounts c, Dimension dimension) {
-        GroupWindow window = group.window();
-        return window.sliding() ? effective(window, c.current(dimension), c.previous(dimension), c.remainingMillis())
-                : c.current(dimension);
+        return effective(group.window(), c, dimension.index());
+    }
+
+    /** The effective count of the windowed dimension at {@code index}. */
+    static long effective(GroupWindow window, GroupCounts c, int index) {
+        long current = c.current()[index];
+        return window.sliding() ? effective(window, current, c.previous()[index], c.remainingMillis()) : current;
     }
 
     /** The highest saturation over every model group of the plan (one per window length); 0 without one. */
@@ -102,10 +111,9 @@ public final class PlanRule {
         Limits limits = model.limits();
         double saturation = 0.0;
         for (int k = 0; k < limits.limitedCount(); k++) {
-            Dimension dimension = limits.limited(k);
-            long limit = limits.of(dimension);
+            long limit = limits.limitedValue(k);
             if (limit > 0) {
-                saturation = Math.max(saturation, (double) effective(model, c, dimension) / limit);
+                saturation = Math.max(saturation, (double) effective(model.window(), c, limits.limitedIndex(k)) / limit);
             }
         }
         return saturation;

@@ -21,7 +21,7 @@ public final class VerdictFigures {
         long clears = modelOrPool ? ClearTime.modelClearsInMillis(plan, counts, saturation)
                 : ClearTime.groupClearsInMillis(found.group(), counts[found.index()], found.dimension());
         Refusal refusal = found.at(found.index(), clears);
-        boolean strict = strict(plan, saturation);
+        boolean strict = plan.groups().strictAt(saturation);
         BudgetFigures budget = BudgetFigures.of(plan, counts);
         long[] limits = Verdict.noFigures();
         long[] remaining = Verdict.noFigures();
@@ -30,18 +30,6 @@ public final class VerdictFigures {
             remaining[found.dimension().index()] = refusal.remaining();
         }
         return new Verdict(refusal, strict, saturation, limits, remaining, clears, budget, plan.sharing());
-    }
-
-    private static boolean strict(Plan plan, double saturation) {
-        if (!plan.groups().hasPools()) {
-            return false;
-        }
-        for (CounterGroup group : plan.groups()) {
-            if (headlinePool(group, saturation)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** A pool held to its share at this saturation. */
@@ -56,16 +44,21 @@ public final class VerdictFigures {
      */
     private static Verdict admitted(Plan plan, GroupCounts[] counts, double saturation) {
         int model = plan.modelIndex();
+        int[] modelGroups = plan.groups().modelGroups();
         long[] limits = Verdict.noFigures();
         long[] remaining = Verdict.noFigures();
-        long[] resets = plan.groups().modelGroups().length > 1 ? Verdict.noFigures() : null;
-        boolean strict = false;
-        for (int i = 0; i < counts.length; i++) {
-            CounterGroup group = plan.group(i);
-            boolean headline = headlinePool(group, saturation);
-            strict |= headline;
-            if (model >= 0 && (headline || group.kind() == GroupKind.MODEL)) {
-                tightest(group, counts[i], limits, remaining, resets);
+        long[] resets = modelGroups.length > 1 ? Verdict.noFigures() : null;
+        boolean strict = plan.groups().strictAt(saturation);
+        if (strict) {               // in plan order: of two limits left alike, the later one shows
+            for (int i = 0; i < counts.length; i++) {
+                CounterGroup group = plan.group(i);
+                if (group.kind() == GroupKind.MODEL || headlinePool(group, saturation)) {
+                    tightest(group, counts[i], limits, remaining, resets);
+                }
+            }
+        } else {
+            for (int i : modelGroups) {
+                tightest(plan.group(i), counts[i], limits, remaining, resets);
             }
         }
         long reset = model < 0 ? firstRemaining(counts) : counts[model].remainingMillis();
@@ -81,12 +74,11 @@ public final class VerdictFigures {
                                  long[] resets) {
         Limits groupLimits = group.limits();
         for (int k = 0; k < groupLimits.limitedCount(); k++) {
-            Dimension dimension = groupLimits.limited(k);
-            long limit = groupLimits.of(dimension);
-            long used = PlanRule.effective(group, counts, dimension);
-            long left = dimension == Dimension.REQUESTS ? limit - used - 1
-                    : Math.max(0, limit - used - group.increments().of(dimension));
-            int d = dimension.index();
+            int d = groupLimits.limitedIndex(k);
+            long limit = groupLimits.limitedValue(k);
+            long used = PlanRule.effective(group.window(), counts, d);
+            long left = d == Dimension.REQUESTS.index() ? limit - used - 1
+                    : Math.max(0, limit - used - group.increments().ofIndex(d));
             if (limits[d] < 0 || left <= remaining[d]) {
                 boolean tie = limits[d] >= 0 && left == remaining[d];
                 limits[d] = limit;

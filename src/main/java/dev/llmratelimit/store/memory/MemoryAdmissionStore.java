@@ -46,6 +46,8 @@ import static dev.llmratelimit.engine.PlanGroups.bit;
 public final class MemoryAdmissionStore implements AdmissionStore {
 
     static final int SWEEP_EVERY = 4096;
+    /** An array, not the list: every settlement walks it, and a list's iterator is measurably slower here. */
+    private static final Dimension[] TOKEN_DIMENSIONS = Dimension.TOKEN_DIMENSIONS.toArray(Dimension[]::new);
 
     private final Clock clock;
     private final ConcurrentMap<CellKey, CounterCell> cells = new ConcurrentHashMap<>();
@@ -105,8 +107,11 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         CounterCell.Field[] fields = cells.fields();
         try {
             for (int i = 0; i < held.length; i++) {
-                CounterGroup group = groups.get(i);
                 CounterCell cell = held[i];
+                if (i > 0 && cell == held[i - 1]) {
+                    continue;           // a pool in its model's cell, which was just rolled
+                }
+                CounterGroup group = groups.get(i);
                 if (group.window().counts()) {
                     cell.roll(now, group.window());
                 }
@@ -175,8 +180,11 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             long[] live = field.live;
             Limits limits = group.limits();
             for (int k = 0; k < limits.limitedCount(); k++) {
-                Dimension dimension = limits.limited(k);
-                CounterCell.add(live, dimension.index(), add.of(dimension));
+                int index = limits.limitedIndex(k);
+                long amount = add.ofIndex(index);
+                if (amount != 0) {
+                    CounterCell.add(live, index, amount);
+                }
             }
             if (add.micros() > 0) {
                 cell.reserve(field, plan.id(), add.micros(), leaseEnd);
@@ -299,7 +307,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
 
     /** Whether the settlement records no token of any kind (zero, or the reservation kept). */
     private static boolean usesNoTokens(Settlement settlement) {
-        for (Dimension dimension : Dimension.TOKEN_DIMENSIONS) {
+        for (Dimension dimension : TOKEN_DIMENSIONS) {
             long used = settlement.used(dimension);
             if (used != 0 && used != Settlement.KEEP) {
                 return false;
@@ -471,6 +479,9 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         private long locksOf(long groups) {
             if (groups == ALL_GROUPS) {
                 return ALL_GROUPS;
+            }
+            if (lockOrder.length == 1) {
+                return groups == 0 ? 0 : 1;     // the usual case: a model, its pools and its callers share one lock
             }
             long locks = 0;
             for (int i = 0; i < lockIndex.length; i++) {
