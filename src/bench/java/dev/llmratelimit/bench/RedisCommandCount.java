@@ -26,8 +26,10 @@ import java.util.regex.Pattern;
  * @param sent      commands other than EVALSHA that clients sent (a Redisson connection's PING, a
  *                  {@code SCRIPT LOAD} after a restart), calls by name
  * @param inScripts commands the scripts ran, in all
+ * @param evalshaMicros the server's time in EVALSHA calls, in all (the scripts and the commands they ran)
  */
-record RedisCommandCount(String server, int requests, int non2xx, long evalsha, Map<String, Long> sent, long inScripts) {
+record RedisCommandCount(String server, int requests, int non2xx, long evalsha, Map<String, Long> sent, long inScripts,
+                         long evalshaMicros) {
 
     private static final Set<String> SCRIPT_COMMANDS = scriptCommands("window.lua", "admit.lua", "settle.lua");
 
@@ -40,7 +42,8 @@ record RedisCommandCount(String server, int requests, int non2xx, long evalsha, 
             throws InterruptedException {
         redis.call("CONFIG", "RESETSTAT");
         int non2xx = send.send(requests);
-        Map<String, Long> calls = calls(String.valueOf(redis.call("INFO", "commandstats")));
+        String info = String.valueOf(redis.call("INFO", "commandstats"));
+        Map<String, Long> calls = figures(info, "calls");
         long evalsha = calls.getOrDefault("evalsha", 0L);
         calls.remove("evalsha");
         calls.remove("config|resetstat");                       // ours, not the filter's
@@ -49,7 +52,8 @@ record RedisCommandCount(String server, int requests, int non2xx, long evalsha, 
             Long count = calls.remove(command);
             inScripts += count == null ? 0 : count;
         }
-        return new RedisCommandCount(server, requests, non2xx, evalsha, calls, inScripts);
+        return new RedisCommandCount(server, requests, non2xx, evalsha, calls, inScripts,
+                figures(info, "usec").getOrDefault("evalsha", 0L));
     }
 
     /**
@@ -75,18 +79,22 @@ record RedisCommandCount(String server, int requests, int non2xx, long evalsha, 
         return commands;
     }
 
-    /** Calls per command in {@code INFO commandstats}: lines {@code cmdstat_<name>:calls=<n>,usec=...}. */
-    private static Map<String, Long> calls(String info) {
-        Map<String, Long> calls = new TreeMap<>();
+    /**
+     * One figure per command in {@code INFO commandstats}, whose lines read
+     * {@code cmdstat_<name>:calls=<n>,usec=<n>,...}: {@code calls} or {@code usec}.
+     */
+    private static Map<String, Long> figures(String info, String figure) {
+        Map<String, Long> figures = new TreeMap<>();
         for (String line : info.split("\r\n")) {
             if (line.startsWith("cmdstat_")) {
                 int colon = line.indexOf(':');
-                int comma = line.indexOf(',', colon);
-                calls.put(line.substring("cmdstat_".length(), colon),
-                        Long.parseLong(line.substring(colon + 1 + "calls=".length(), comma)));
+                int start = line.indexOf(figure + "=", colon) + figure.length() + 1;
+                int end = line.indexOf(',', start);
+                figures.put(line.substring("cmdstat_".length(), colon),
+                        Long.parseLong(line.substring(start, end < 0 ? line.length() : end)));
             }
         }
-        return calls;
+        return figures;
     }
 
     double evalshaPerRequest() {
@@ -113,16 +121,20 @@ record RedisCommandCount(String server, int requests, int non2xx, long evalsha, 
                         + "`settle.lua` after it. The statistics also count the commands a script runs; they are told "
                         + "apart by name (every command the store's scripts call) and shown on their own: work on the "
                         + "server, not round trips. Any other command was sent by a client (a Redisson connection's "
-                        + "PING, a `SCRIPT LOAD` after a restart).");
+                        + "PING, a `SCRIPT LOAD` after a restart). The server's time in the scripts per request (its "
+                        + "`usec` of EVALSHA, the commands they ran included) is the Redis CPU a request costs besides "
+                        + "reading and writing its two calls: one Redis serves at most a second's worth of it per second.");
         List<List<String>> rows = new ArrayList<>();
         for (RedisCommandCount count : counts) {
             rows.add(List.of(count.server(), Integer.toString(count.requests()), Integer.toString(count.non2xx()),
                     Long.toString(count.evalsha()), Report.fixed(count.evalshaPerRequest(), 3),
                     count.sent().isEmpty() ? "none" : count.sent().toString(), Report.fixed(count.sentPerRequest(), 3),
-                    Report.fixed(count.inScripts() / (double) count.requests(), 1)));
+                    Report.fixed(count.inScripts() / (double) count.requests(), 1),
+                    Report.fixed(count.evalshaMicros() / (double) count.requests(), 1)));
         }
         report.table(List.of("server", "requests", "non-2xx", "EVALSHA", "EVALSHA per request", "other commands sent",
-                "commands sent per request", "commands run in the scripts per request"), rows);
+                "commands sent per request", "commands run in the scripts per request",
+                "server us in the scripts per request"), rows);
         for (RedisCommandCount count : counts) {
             report.target(count.server() + ": 2 EVALSHA per request", count.evalsha() == 2L * count.requests(),
                     Report.fixed(count.evalshaPerRequest(), 3));
