@@ -85,8 +85,7 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
     private final int modelIndex;
     private final int[] modelGroups;
     private final PoolSharing sharing;
-    private final boolean hasPools;
-    /** The lowest saturation at which a pool of the list is held to its share; above 1 (never) without one. */
+    /** The lowest saturation at which a pool of the list is held to its share; infinite (never) without one. */
     private final double strictFrom;
     private final boolean hasBudgets;
     private final long acquiring;
@@ -117,7 +116,6 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
         int[] models = new int[groups.length];
         int modelCount = 0;
         PoolSharing firstSharing = null;
-        boolean pools = false;
         boolean budgets = false;
         long acquiring = 0;
         boolean reserving = false;
@@ -133,7 +131,6 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
             if (firstSharing == null) {
                 firstSharing = group.sharing();
             }
-            pools |= group.kind() == GroupKind.POOL;
             budgets |= group.kind() == GroupKind.BUDGET;
             if (group.increments().slot() || group.countsMoney()) {
                 acquiring |= bit(i);
@@ -143,7 +140,6 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
         this.modelGroups = java.util.Arrays.copyOf(models, modelCount);
         this.modelIndex = modelCount == 0 ? -1 : models[0];
         this.sharing = firstSharing;
-        this.hasPools = pools;
         this.strictFrom = strictAt;
         this.hasBudgets = budgets;
         this.acquiring = acquiring;
@@ -278,10 +274,6 @@ public final class PlanGroups extends AbstractList<CounterGroup> implements Rand
     /** The sharing of the first work-conserving pool group, {@code null} without one. */
     public PoolSharing sharing() {
         return sharing;
-    }
-
-    public boolean hasPools() {
-        return hasPools;
     }
 
     /** Whether a pool of the list is held to its share at this saturation of the model. */

@@ -49,7 +49,7 @@ public final class VerdictFigures {
         long[] remaining = Verdict.noFigures();
         long[] resets = modelGroups.length > 1 ? Verdict.noFigures() : null;
         boolean strict = plan.groups().strictAt(saturation);
-        if (strict) {               // in plan order: of two limits left alike, the later one shows
+        if (strict && model >= 0) {   // in plan order: of two limits left alike, the later one shows
             for (int i = 0; i < counts.length; i++) {
                 CounterGroup group = plan.group(i);
                 if (group.kind() == GroupKind.MODEL || headlinePool(group, saturation)) {

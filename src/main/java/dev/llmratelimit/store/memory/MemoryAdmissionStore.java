@@ -109,7 +109,7 @@ public final class MemoryAdmissionStore implements AdmissionStore {
             for (int i = 0; i < held.length; i++) {
                 CounterCell cell = held[i];
                 if (i > 0 && cell == held[i - 1]) {
-                    continue;           // a pool in its model's cell, which was just rolled
+                    continue;   // a pool right after its model, in the model's cell and window, with no money: read already
                 }
                 CounterGroup group = groups.get(i);
                 if (group.window().counts()) {
