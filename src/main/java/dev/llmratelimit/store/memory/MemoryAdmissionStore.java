@@ -46,7 +46,7 @@ import static dev.llmratelimit.engine.PlanGroups.bit;
 public final class MemoryAdmissionStore implements AdmissionStore {
 
     static final int SWEEP_EVERY = 4096;
-    /** An array, not the list: every settlement walks it, and a list's iterator is measurably slower here. */
+    /** An array, not the list: every settlement walks it, and the list's iterator showed in its profile. */
     private static final Dimension[] TOKEN_DIMENSIONS = Dimension.TOKEN_DIMENSIONS.toArray(Dimension[]::new);
 
     private final Clock clock;
@@ -108,10 +108,10 @@ public final class MemoryAdmissionStore implements AdmissionStore {
         try {
             for (int i = 0; i < held.length; i++) {
                 CounterCell cell = held[i];
-                if (i > 0 && cell == held[i - 1]) {
-                    continue;   // a pool right after its model, in the model's cell and window, with no money: read already
-                }
                 CounterGroup group = groups.get(i);
+                if (i > 0 && cell == held[i - 1] && group.window() == groups.get(i - 1).window() && !group.countsMoney()) {
+                    continue;   // a pool right after its model, in the same cell and window: rolled and read already
+                }
                 if (group.window().counts()) {
                     cell.roll(now, group.window());
                 }
