@@ -4,7 +4,9 @@ import dev.llmratelimit.usage.EndpointShape;
 
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.Charset;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Set;
 
 /**
  * docs/hostile-input.md: "one body, one reading". An application reads a JSON body either from its bytes, with the
@@ -17,11 +19,16 @@ import java.util.List;
  * application may use, the way the JDK decoders do (malformed bytes become U+FFFD). A reading that is
  * the same text, or the same text after a byte order mark, needs no second look (a parser skips the
  * mark or fails); any other reading must be valid JSON with exactly the same decision fields, else
- * the body is refused. Transcoding and detecting again is what made the old reading differ.
+ * the body is refused. Transcoding and detecting again could make two readings differ. A body of
+ * ASCII bytes alone reads the same in UTF-8, ISO-8859-1 and US-ASCII, so it is read once from its bytes.
  */
 final class OneReading {
 
     private static final char BYTE_ORDER_MARK = '\uFEFF';
+
+    /** Charsets that read each byte below 0x80 as the ASCII character it is. */
+    private static final Set<Charset> ASCII_READINGS =
+            Set.of(StandardCharsets.UTF_8, StandardCharsets.ISO_8859_1, StandardCharsets.US_ASCII);
 
     private OneReading() {
     }
@@ -32,6 +39,11 @@ final class OneReading {
         if (encoding == null) {
             throw new InvalidChatRequestException("The request body is not valid JSON: its encoding is neither "
                     + "UTF-8, UTF-16 nor UTF-32.", null);
+        }
+        if (encoding.isUtf8() && encoding.bomLength() == 0 && isAscii(body, length)
+                && ASCII_READINGS.containsAll(textCharsets)) {
+            // Every reading of ASCII bytes in these charsets is the same text, and always valid.
+            return DecisionFields.readUtf8(body, 0, length, shape);
         }
         String text;
         try {
@@ -56,6 +68,14 @@ final class OneReading {
             }
         }
         return request;
+    }
+
+    private static boolean isAscii(byte[] body, int length) {
+        int bits = 0;
+        for (int i = 0; i < length; i++) {
+            bits |= body[i];
+        }
+        return bits >= 0;
     }
 
     private static boolean sameText(String other, String text) {

@@ -49,6 +49,6 @@ public record Caller(String principal, String team, String teamPriority, String 
                 + ", teamPriority=" + PriorityNames.forLog(teamPriority)
                 + ", ownPriority=" + PriorityNames.forLog(ownPriority)
                 + (user == null ? "" : ", user=" + PriorityNames.REDACTED)
-                + (limits.equals(CallerLimits.NONE) ? "" : ", " + limits) + "]";
+                + (limits.isEmpty() ? "" : ", " + limits) + "]";
     }
 }

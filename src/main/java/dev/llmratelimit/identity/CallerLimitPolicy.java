@@ -60,7 +60,7 @@ public record CallerLimitPolicy(CallerLimits defaults, long windowMillis, long l
 
     /** The plan of the caller's request, or {@code null} when no caller limit applies to it. */
     public CallerPlan planFor(Caller caller) {
-        if (caller.principal() == null || (caller.limits().equals(CallerLimits.NONE) && defaults.equals(CallerLimits.NONE))) {
+        if (caller.principal() == null || (caller.limits().isEmpty() && defaults.isEmpty())) {
             return null;
         }
         List<CallerCounter> counters = null;

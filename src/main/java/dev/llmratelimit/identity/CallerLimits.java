@@ -15,12 +15,17 @@ public record CallerLimits(ScopeLimits key, ScopeLimits user, ScopeLimits team) 
         };
     }
 
+    /** Whether no scope has a limit. */
+    public boolean isEmpty() {
+        return key.isEmpty() && user.isEmpty() && team.isEmpty();
+    }
+
     /** Each limit of each scope that this one does not set is taken from {@code fallback}. */
     public CallerLimits orElse(CallerLimits fallback) {
-        if (fallback.equals(NONE)) {
+        if (fallback.isEmpty()) {
             return this;
         }
-        if (equals(NONE)) {
+        if (isEmpty()) {
             return fallback;
         }
         return new CallerLimits(key.orElse(fallback.key), user.orElse(fallback.user), team.orElse(fallback.team));

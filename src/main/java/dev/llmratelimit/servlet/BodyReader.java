@@ -8,8 +8,9 @@ import java.util.Arrays;
 
 /**
  * Reads a request body once, refusing to hold more than the configured maximum. The buffer grows
- * with the bytes that arrive, never from the declared {@code Content-Length}: a client that declares
- * 4 MiB and sends one byte costs a few KiB, not 4 MiB.
+ * with the bytes that arrive, never beyond a few KiB from the declared {@code Content-Length}: a client
+ * that declares 4 MiB and sends one byte costs a few KiB, not 4 MiB. A body that sends what it declares
+ * and fits the first buffer is read into an array of exactly its size.
  */
 final class BodyReader {
 
@@ -33,22 +34,30 @@ final class BodyReader {
      */
     static byte[] read(HttpServletRequest request, long maxBodySize) throws IOException {
         long limit = limit(maxBodySize);
-        if (request.getContentLengthLong() > limit) {
+        long declared = request.getContentLengthLong();
+        if (declared > limit) {
             return null;
         }
         InputStream in = request.getInputStream();
-        byte[] buffer = new byte[(int) Math.min(FIRST_BUFFER_BYTES, limit)];
+        byte[] buffer = new byte[(int) Math.min(declared >= 0 ? declared : FIRST_BUFFER_BYTES,
+                Math.min(FIRST_BUFFER_BYTES, limit))];
         int size = 0;
         while (true) {
             if (size == buffer.length) {
-                if (size == limit) {
-                    return in.read() == -1 ? buffer : null;
+                int next = in.read();
+                if (next == -1) {
+                    return buffer;
                 }
-                buffer = Arrays.copyOf(buffer, (int) Math.min(limit, 2L * size));
+                if (size == limit) {
+                    return null;
+                }
+                buffer = Arrays.copyOf(buffer, (int) Math.min(limit, Math.max(FIRST_BUFFER_BYTES, 2L * size)));
+                buffer[size++] = (byte) next;
+                continue;
             }
             int read = in.read(buffer, size, buffer.length - size);
             if (read == -1) {
-                return size == buffer.length ? buffer : Arrays.copyOf(buffer, size);
+                return Arrays.copyOf(buffer, size);
             }
             size += read;
         }

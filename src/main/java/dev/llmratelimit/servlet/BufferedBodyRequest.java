@@ -12,6 +12,7 @@ import java.io.BufferedReader;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.nio.charset.Charset;
 import java.util.Collections;
 import java.util.ArrayList;
@@ -130,7 +131,10 @@ final class BufferedBodyRequest extends HttpServletRequestWrapper {
         return "content-length".equalsIgnoreCase(name);
     }
 
-    /** The body as a non-blocking-capable stream: all of it is available at once. */
+    /**
+     * The body as a non-blocking-capable stream: all of it is available at once, and reading it whole
+     * copies it once instead of through the generic stream's growing buffers.
+     */
     private static final class BodyInputStream extends ServletInputStream {
         private final ByteArrayInputStream in;
 
@@ -146,6 +150,16 @@ final class BufferedBodyRequest extends HttpServletRequestWrapper {
         @Override
         public int read(byte[] b, int off, int len) {
             return in.read(b, off, len);
+        }
+
+        @Override
+        public byte[] readAllBytes() {
+            return in.readAllBytes();
+        }
+
+        @Override
+        public long transferTo(OutputStream out) throws IOException {
+            return in.transferTo(out);
         }
 
         @Override

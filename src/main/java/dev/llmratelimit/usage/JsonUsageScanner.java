@@ -1,12 +1,5 @@
 package dev.llmratelimit.usage;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.async.ByteArrayFeeder;
-
-import java.io.IOException;
-
 /**
  * Finds the top-level {@code usage} object of a JSON response while its bytes pass by, chunk by
  * chunk, without holding the body. Keys are read as clients read them: the last {@code usage} wins,
@@ -15,9 +8,7 @@ import java.io.IOException;
  */
 public final class JsonUsageScanner {
 
-    private static final JsonFactory FACTORY = new JsonFactory();
-
-    private final JsonParser parser;
+    private final ChunkedJsonTokenizer tokenizer = new ChunkedJsonTokenizer(new UsageTokens());
     private int depth;
     private boolean inUsage;
     private boolean inDetails;
@@ -27,7 +18,6 @@ public final class JsonUsageScanner {
     private Usage usage;
     private boolean unusable;
     private boolean ended;
-    private boolean broken;
 
     /** A scanner for a chat-completion response. */
     public JsonUsageScanner() {
@@ -37,11 +27,6 @@ public final class JsonUsageScanner {
     /** A scanner for a response of the given endpoint shape, whose usage has that shape's figures. */
     public JsonUsageScanner(EndpointShape shape) {
         this.format = UsageFormat.of(shape);
-        try {
-            parser = FACTORY.createNonBlockingByteArrayParser();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     /**
@@ -50,34 +35,10 @@ public final class JsonUsageScanner {
      * @return true when this chunk ended the body and it has a usable usage
      */
     public boolean feed(byte[] bytes, int offset, int length) {
-        if (broken || ended || length == 0) {
+        if (ended || tokenizer.isBroken() || length == 0) {
             return false;
         }
-        try {
-            ((ByteArrayFeeder) parser.getNonBlockingInputFeeder()).feedInput(bytes, offset, offset + length);
-            JsonToken token;
-            while ((token = parser.nextToken()) != null && token != JsonToken.NOT_AVAILABLE) {
-                if (accept(token)) {
-                    return usage != null;
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            broken = true;
-        } finally {
-            if (ended || broken) {
-                close();
-            }
-        }
-        return false;
-    }
-
-    /** Closing hands the names this body taught the parser back to the factory's table, for the next body. */
-    private void close() {
-        try {
-            parser.close();
-        } catch (IOException e) {
-            broken = true;
-        }
+        return tokenizer.feed(bytes, offset, length) && usage != null;
     }
 
     /** The usage of the last {@code usage} object read so far, or {@code null} when none, or it is unusable. */
@@ -94,47 +55,58 @@ public final class JsonUsageScanner {
         return unusable;
     }
 
-    /** Returns true when the token ended the top-level value. */
-    private boolean accept(JsonToken token) throws IOException {
-        switch (token) {
-            case START_OBJECT, START_ARRAY -> {
-                if (depth == 1 && "usage".equals(field)) {
-                    startUsage(token == JsonToken.START_OBJECT);
-                } else if (inUsage && depth == 2 && format.isDetails(field)) {
-                    inDetails = token == JsonToken.START_OBJECT;
-                    figures[format.detailsFigure()] = inDetails ? UsageFormat.ABSENT : UsageReader.INVALID;
-                } else {
-                    invalidateFigure();
-                }
-                depth++;
+    /** The tokens of the body, as they come. */
+    private final class UsageTokens implements ChunkedJsonTokenizer.Tokens {
+
+        @Override
+        public void open(boolean object) {
+            if (depth == 1 && "usage".equals(field)) {
+                startUsage(object);
+            } else if (inUsage && depth == 2 && format.isDetails(field)) {
+                inDetails = object;
+                figures[format.detailsFigure()] = inDetails ? UsageFormat.ABSENT : UsageReader.INVALID;
+            } else {
+                invalidateFigure();
             }
-            case END_OBJECT, END_ARRAY -> {
-                depth--;
-                if (inDetails && depth == 2) {
-                    inDetails = false;
-                } else if (inUsage && depth == 1) {
-                    endUsage();
-                }
-                if (depth == 0) {
-                    ended = true;
-                    return true;
-                }
-            }
-            case FIELD_NAME -> field = parser.currentName();
-            case VALUE_NUMBER_INT -> number(parser.getNumberType() == JsonParser.NumberType.BIG_INTEGER
-                    ? (parser.getBigIntegerValue().signum() > 0 ? Usage.MAX_TOKENS : -1)   // beyond long: large
-                    : parser.getLongValue());
-            case VALUE_NULL -> {
-                if (depth == 1 && "usage".equals(field)) {
-                    usage = null;                           // the last usage is none
-                    unusable = false;
-                } else {
-                    set(UsageFormat.ABSENT);
-                }
-            }
-            default -> scalar();
+            depth++;
         }
-        return false;
+
+        @Override
+        public boolean close() {
+            depth--;
+            if (inDetails && depth == 2) {
+                inDetails = false;
+            } else if (inUsage && depth == 1) {
+                endUsage();
+            }
+            ended = depth == 0;
+            return ended;
+        }
+
+        @Override
+        public void name(String name) {
+            field = name;
+        }
+
+        @Override
+        public void integer(long value) {
+            number(value);
+        }
+
+        @Override
+        public void nul() {
+            if (depth == 1 && "usage".equals(field)) {
+                usage = null;                           // the last usage is none
+                unusable = false;
+            } else {
+                set(UsageFormat.ABSENT);
+            }
+        }
+
+        @Override
+        public void scalar() {
+            JsonUsageScanner.this.scalar();
+        }
     }
 
     private void startUsage(boolean isObject) {

@@ -1,0 +1,516 @@
+package dev.llmratelimit.usage;
+
+/**
+ * Reads UTF-8 JSON chunk by chunk and tells its tokens to a {@link Tokens} listener, holding no more
+ * of the text than one field name. It accepts what Jackson's default non-blocking parser accepts, with
+ * its nesting limit (strict JSON: no comments, no single quotes, no leading zeros, valid UTF-8
+ * sequences in strings, values at the root one after another), and tells each token when Jackson
+ * would: a number or {@code true}, {@code false}, {@code null} once the byte after it shows it ended.
+ * So a body reads as it reads to the parser this stands in for; the work is a few comparisons per byte
+ * and no allocation but a captured name. Once the listener asks to stop, or the text is malformed,
+ * it reads nothing more.
+ */
+final class ChunkedJsonTokenizer {
+
+    /** What the tokenizer found, in the order it found it. */
+    interface Tokens {
+        /** A container opens: an object when {@code object}, else an array. */
+        void open(boolean object);
+
+        /** The innermost container closed; returns {@code true} to read no further. */
+        boolean close();
+
+        /**
+         * The field name of the next value; names nested deeper than {@link #NAME_DEPTH} containers, longer
+         * than {@value #MAX_NAME_CHARS} characters or with a character beyond ASCII are told as {@code ""}
+         * (no figure of any usage has such a name).
+         */
+        void name(String name);
+
+        /** A whole number, held to {@code long}'s range. */
+        void integer(long value);
+
+        void nul();
+
+        /** A string, a fraction or exponent number, {@code true} or {@code false}. */
+        void scalar();
+    }
+
+    /** Jackson's default {@code maxNestingDepth}. */
+    static final int MAX_DEPTH = 1000;
+    /** The deepest container whose field names are captured: the root, {@code usage} and its details. */
+    static final int NAME_DEPTH = 3;
+    static final int MAX_NAME_CHARS = 64;
+
+    private static final int VALUE = 0;
+    private static final int FIRST_VALUE = 1;
+    private static final int NAME = 2;
+    private static final int FIRST_NAME = 3;
+    private static final int COLON = 4;
+    private static final int AFTER_VALUE = 5;
+    private static final int STRING = 6;
+    private static final int NUMBER = 7;
+    private static final int LITERAL = 8;
+    private static final int DONE = 9;
+
+    private static final int N_MINUS = 0;
+    private static final int N_ZERO = 1;
+    private static final int N_INT = 2;
+    private static final int N_DOT = 3;
+    private static final int N_FRACTION = 4;
+    private static final int N_EXPONENT = 5;
+    private static final int N_EXPONENT_SIGN = 6;
+    private static final int N_EXPONENT_DIGITS = 7;
+
+    private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
+    private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
+    private static final byte[] NULL = {'n', 'u', 'l', 'l'};
+    private static final int NO_ESCAPE = -1;
+    private static final int ESCAPED = 0;
+
+    private final Tokens tokens;
+    private int state = VALUE;
+    private boolean started;
+    private boolean broken;
+    private int depth;
+    /** Bit {@code d} set: the container at depth {@code d + 1} is an object (the first 64; deeper in {@link #deepKinds}). */
+    private long kinds;
+    private long[] deepKinds;
+
+    private boolean stringIsName;
+    /** {@link #NO_ESCAPE}, {@link #ESCAPED} after a backslash, or 1-4: hex digits of a {@code \\u} escape read. */
+    private int escape = NO_ESCAPE;
+    private int escapedChar;
+    private int continuationBytes;
+    private final char[] name = new char[MAX_NAME_CHARS];
+    private int nameLength;
+    private boolean nameMatchesNothing;
+
+    private int numberPart;
+    private boolean negative;
+    private boolean fraction;
+    private boolean overflow;
+    private long magnitude;
+
+    private byte[] literal;
+    private int literalIndex;
+
+    ChunkedJsonTokenizer(Tokens tokens) {
+        this.tokens = tokens;
+    }
+
+    /** Whether the text so far is not JSON (or exceeds a limit): nothing more is read. */
+    boolean isBroken() {
+        return broken;
+    }
+
+    /** Reads the next bytes; returns {@code true} when the listener asked to stop in them. */
+    boolean feed(byte[] bytes, int offset, int length) {
+        int end = offset + length;
+        int i = offset;
+        if (!started && length > 0) {
+            started = true;
+            i = skipByteOrderMark(bytes, i, end);
+        }
+        while (i < end && state != DONE) {
+            i = step(bytes, i, end);
+        }
+        return state == DONE && !broken;
+    }
+
+    /** Jackson skips a UTF-8 byte order mark at the very start; this reads it only when whole in the first chunk. */
+    private static int skipByteOrderMark(byte[] bytes, int i, int end) {
+        return end - i >= 3 && bytes[i] == (byte) 0xEF && bytes[i + 1] == (byte) 0xBB && bytes[i + 2] == (byte) 0xBF
+                ? i + 3 : i;
+    }
+
+    /** Reads from {@code i} in the current state; returns the index of the first byte not consumed. */
+    private int step(byte[] bytes, int i, int end) {
+        return switch (state) {
+            case STRING -> string(bytes, i, end);
+            case NUMBER -> number(bytes, i, end);
+            case LITERAL -> literal(bytes[i], i);
+            default -> structure(bytes[i] & 0xFF, i);
+        };
+    }
+
+    private int structure(int c, int i) {
+        if (c == ' ' || c == '\n' || c == '\r' || c == '\t') {
+            return i + 1;
+        }
+        switch (state) {
+            case VALUE, FIRST_VALUE -> {
+                if (c == ']' && state == FIRST_VALUE) {
+                    closeContainer(false);
+                } else {
+                    startValue(c);
+                }
+            }
+            case FIRST_NAME, NAME -> {
+                if (c == '}' && state == FIRST_NAME) {
+                    closeContainer(true);
+                } else if (c == '"') {
+                    startString(true);
+                } else {
+                    fail();
+                }
+            }
+            case COLON -> {
+                if (c == ':') {
+                    state = VALUE;
+                } else {
+                    fail();
+                }
+            }
+            default -> afterValue(c);
+        }
+        return i + 1;
+    }
+
+    private void startValue(int c) {
+        switch (c) {
+            case '{', '[' -> openContainer(c == '{');
+            case '"' -> startString(false);
+            case 't' -> startLiteral(TRUE);
+            case 'f' -> startLiteral(FALSE);
+            case 'n' -> startLiteral(NULL);
+            default -> {
+                if (c == '-' || c >= '0' && c <= '9') {
+                    startNumber(c);
+                } else {
+                    fail();
+                }
+            }
+        }
+    }
+
+    private void afterValue(int c) {
+        boolean object = isObject(depth);
+        if (c == ',') {
+            state = object ? NAME : VALUE;
+        } else if (c == (object ? '}' : ']')) {
+            closeContainer(object);
+        } else {
+            fail();
+        }
+    }
+
+    private void openContainer(boolean object) {
+        if (depth == MAX_DEPTH) {
+            fail();
+            return;
+        }
+        setKind(depth, object);
+        depth++;
+        tokens.open(object);
+        state = object ? FIRST_NAME : FIRST_VALUE;
+    }
+
+    private void closeContainer(boolean object) {
+        if (isObject(depth) != object) {
+            fail();
+            return;
+        }
+        depth--;
+        if (tokens.close()) {
+            state = DONE;
+        } else {
+            valueEnded();
+        }
+    }
+
+    /** After a value: inside a container a comma or its close follows; at the root, another value. */
+    private void valueEnded() {
+        state = depth == 0 ? VALUE : AFTER_VALUE;
+    }
+
+    private boolean isObject(int containerDepth) {
+        if (containerDepth == 0) {
+            return false;
+        }
+        int bit = containerDepth - 1;
+        long word = bit < 64 ? kinds : deepKinds[(bit >> 6) - 1];
+        return (word & 1L << (bit & 63)) != 0;
+    }
+
+    private void setKind(int bit, boolean object) {
+        if (bit < 64) {
+            kinds = object ? kinds | 1L << bit : kinds & ~(1L << bit);
+            return;
+        }
+        if (deepKinds == null) {
+            deepKinds = new long[(MAX_DEPTH + 63) / 64 - 1];
+        }
+        int word = (bit >> 6) - 1;
+        deepKinds[word] = object ? deepKinds[word] | 1L << (bit & 63) : deepKinds[word] & ~(1L << (bit & 63));
+    }
+
+    private void startString(boolean isName) {
+        stringIsName = isName;
+        nameLength = 0;
+        nameMatchesNothing = depth > NAME_DEPTH;
+        state = STRING;
+    }
+
+    private int string(byte[] bytes, int i, int end) {
+        while (i < end) {
+            if (continuationBytes == 0 && escape == NO_ESCAPE && (!stringIsName || nameMatchesNothing)) {
+                i = skipPlainBytes(bytes, i, end);
+                if (i == end) {
+                    return end;
+                }
+            }
+            int c = bytes[i] & 0xFF;
+            if (continuationBytes > 0) {
+                if ((c & 0xC0) != 0x80) {
+                    fail();
+                    return end;
+                }
+                continuationBytes--;
+            } else if (escape != NO_ESCAPE) {
+                if (!escaped(c)) {
+                    fail();
+                    return end;
+                }
+            } else if (c == '"') {
+                endString();
+                return i + 1;
+            } else if (c == '\\') {
+                escape = ESCAPED;
+            } else if (c < 0x20) {
+                fail();
+                return end;
+            } else if (c >= 0x80) {
+                continuationBytes = c >= 0xC0 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2 : c >= 0xF0 && c <= 0xF7 ? 3 : -1;
+                if (continuationBytes < 0) {
+                    fail();
+                    return end;
+                }
+                nameMatchesNothing = true;
+            } else {
+                appendToName(c);
+            }
+            i++;
+        }
+        return i;
+    }
+
+    /** The index of the first byte from {@code i} that is not printable ASCII other than a quote or backslash. */
+    private static int skipPlainBytes(byte[] bytes, int i, int end) {
+        while (i < end) {
+            byte b = bytes[i];
+            if (b < 0x20 || b == '"' || b == '\\') {        // bytes from 0x80 are negative
+                return i;
+            }
+            i++;
+        }
+        return end;
+    }
+
+    /** One byte of an escape sequence; false when it is not one JSON allows. */
+    private boolean escaped(int c) {
+        if (escape == ESCAPED) {
+            int meaning = switch (c) {
+                case '"', '\\', '/' -> c;
+                case 'b' -> '\b';
+                case 'f' -> '\f';
+                case 'n' -> '\n';
+                case 'r' -> '\r';
+                case 't' -> '\t';
+                case 'u' -> -1;
+                default -> -2;
+            };
+            if (meaning == -2) {
+                return false;
+            }
+            if (meaning == -1) {
+                escape = 1;
+                escapedChar = 0;
+            } else {
+                escape = NO_ESCAPE;
+                appendToName(meaning);
+            }
+            return true;
+        }
+        int digit = Character.digit(c, 16);
+        if (digit < 0) {
+            return false;
+        }
+        escapedChar = escapedChar << 4 | digit;
+        if (escape == 4) {
+            escape = NO_ESCAPE;
+            appendToName(escapedChar);
+        } else {
+            escape++;
+        }
+        return true;
+    }
+
+    private void appendToName(int c) {
+        if (!stringIsName || nameMatchesNothing) {
+            return;
+        }
+        if (c >= 0x80 || nameLength == MAX_NAME_CHARS) {
+            nameMatchesNothing = true;
+        } else {
+            name[nameLength++] = (char) c;
+        }
+    }
+
+    private void endString() {
+        if (stringIsName) {
+            tokens.name(nameMatchesNothing ? "" : new String(name, 0, nameLength));
+            state = COLON;
+        } else {
+            tokens.scalar();
+            valueEnded();
+        }
+    }
+
+    private void startNumber(int c) {
+        negative = c == '-';
+        fraction = false;
+        overflow = false;
+        numberPart = negative ? N_MINUS : c == '0' ? N_ZERO : N_INT;
+        magnitude = negative ? 0 : c - '0';
+        state = NUMBER;
+    }
+
+    private int number(byte[] bytes, int i, int end) {
+        while (i < end) {
+            int c = bytes[i] & 0xFF;
+            boolean digit = c >= '0' && c <= '9';
+            switch (numberPart) {
+                case N_MINUS -> {
+                    if (!digit) {
+                        return failed(end);
+                    }
+                    numberPart = c == '0' ? N_ZERO : N_INT;
+                    magnitude = c - '0';
+                }
+                case N_ZERO, N_INT -> {
+                    if (digit) {
+                        if (numberPart == N_ZERO) {
+                            return failed(end);                 // leading zeros
+                        }
+                        addDigit(c);
+                    } else if (c == '.') {
+                        numberPart = N_DOT;
+                    } else if (c == 'e' || c == 'E') {
+                        numberPart = N_EXPONENT;
+                    } else if (numberPart == N_ZERO && !endsValue(c)) {
+                        return failed(end);
+                    } else {
+                        return endNumber(i, end);
+                    }
+                }
+                case N_DOT -> {
+                    if (!digit) {
+                        return failed(end);
+                    }
+                    numberPart = N_FRACTION;
+                }
+                case N_FRACTION -> {
+                    if (c == 'e' || c == 'E') {
+                        numberPart = N_EXPONENT;
+                    } else if (!digit) {
+                        return endNumber(i, end);
+                    }
+                }
+                case N_EXPONENT -> {
+                    if (c == '+' || c == '-') {
+                        numberPart = N_EXPONENT_SIGN;
+                    } else if (digit) {
+                        numberPart = N_EXPONENT_DIGITS;
+                    } else {
+                        return failed(end);
+                    }
+                }
+                case N_EXPONENT_SIGN -> {
+                    if (!digit) {
+                        return failed(end);
+                    }
+                    numberPart = N_EXPONENT_DIGITS;
+                }
+                default -> {
+                    if (!digit) {
+                        return endNumber(i, end);
+                    }
+                }
+            }
+            if (numberPart >= N_DOT) {
+                fraction = true;
+            }
+            i++;
+        }
+        return i;
+    }
+
+    private void addDigit(int c) {
+        int digit = c - '0';
+        if (magnitude > (Long.MAX_VALUE - digit) / 10) {
+            overflow = true;
+        } else {
+            magnitude = magnitude * 10 + digit;
+        }
+    }
+
+    /** The number ended before byte {@code i}, which is read again in the state after a value. */
+    private int endNumber(int i, int end) {
+        if (fraction) {
+            tokens.scalar();
+        } else if (overflow) {
+            tokens.integer(negative ? Long.MIN_VALUE : Long.MAX_VALUE);
+        } else {
+            tokens.integer(negative ? -magnitude : magnitude);
+        }
+        valueEnded();
+        return i;
+    }
+
+    private void startLiteral(byte[] expected) {
+        literal = expected;
+        literalIndex = 1;
+        state = LITERAL;
+    }
+
+    /** A byte of a literal, or the byte after it, which must end it; that byte is then read again. */
+    private int literal(byte c, int i) {
+        if (literalIndex == literal.length) {
+            if (!endsValue(c)) {                            // signed: a byte from 0x80 ends it, and is refused next
+                return failed(i + 1);
+            }
+            if (literal == NULL) {
+                tokens.nul();
+            } else {
+                tokens.scalar();
+            }
+            valueEnded();
+            return i;
+        }
+        if (c != literal[literalIndex]) {
+            return failed(i + 1);
+        }
+        literalIndex++;
+        return i + 1;
+    }
+
+    /**
+     * Whether a character may follow a literal or a leading zero (Jackson's test): one below {@code '0'}
+     * (whitespace, a comma, a quote, ...) or a closing bracket; anything else would be part of the token.
+     * Jackson tests a literal's next byte signed and a zero's unsigned, and so does this.
+     */
+    private static boolean endsValue(int c) {
+        return c < '0' || c == ']' || c == '}';
+    }
+
+    private int failed(int end) {
+        fail();
+        return end;
+    }
+
+    private void fail() {
+        broken = true;
+        state = DONE;
+    }
+}
