@@ -6,24 +6,27 @@ package dev.llmratelimit.usage;
  * its nesting limit (strict JSON: no comments, no single quotes, no leading zeros, valid UTF-8
  * sequences in strings, values at the root one after another), and tells each token when Jackson
  * would: a number or {@code true}, {@code false}, {@code null} once the byte after it shows it ended.
- * So a body reads as it reads to the parser this stands in for; the work is a few comparisons per byte
- * and no allocation but a captured name. Once the listener asks to stop, or the text is malformed,
- * it reads nothing more.
+ * So a body reads as it reads to the parser this stands in for. Field names are told only as far as
+ * the listener cares: as one of the names it gave, escapes decoded, or as {@code ""} for any other.
+ * The work is a few comparisons per byte and no allocation. Once the listener asks to stop, or the
+ * text is malformed, it reads nothing more.
  */
 final class ChunkedJsonTokenizer {
 
     /** What the tokenizer found, in the order it found it. */
     interface Tokens {
-        /** A container opens: an object when {@code object}, else an array. */
-        void open(boolean object);
+        /**
+         * A container opens: an object when {@code object}, else an array. Returns whether the names of
+         * this object matter: the others are all told as {@code ""}, read at the cost of skipping them.
+         */
+        boolean open(boolean object);
 
         /** The innermost container closed; returns {@code true} to read no further. */
         boolean close();
 
         /**
-         * The field name of the next value; names nested deeper than {@link #NAME_DEPTH} containers, longer
-         * than {@value #MAX_NAME_CHARS} characters or with a character beyond ASCII are told as {@code ""}
-         * (no figure of any usage has such a name).
+         * The field name of the next value: one of the known names, or {@code ""} for any other name and
+         * for every name of an object whose names do not matter.
          */
         void name(String name);
 
@@ -38,9 +41,6 @@ final class ChunkedJsonTokenizer {
 
     /** Jackson's default {@code maxNestingDepth}. */
     static final int MAX_DEPTH = 1000;
-    /** The deepest container whose field names are captured: the root, {@code usage} and its details. */
-    static final int NAME_DEPTH = 3;
-    static final int MAX_NAME_CHARS = 64;
 
     private static final int VALUE = 0;
     private static final int FIRST_VALUE = 1;
@@ -62,6 +62,9 @@ final class ChunkedJsonTokenizer {
     private static final int N_EXPONENT_SIGN = 6;
     private static final int N_EXPONENT_DIGITS = 7;
 
+    private static final long LONG_TENTH = Long.MAX_VALUE / 10;
+    private static final int LONG_LAST_DIGIT = (int) (Long.MAX_VALUE % 10);
+
     private static final byte[] TRUE = {'t', 'r', 'u', 'e'};
     private static final byte[] FALSE = {'f', 'a', 'l', 's', 'e'};
     private static final byte[] NULL = {'n', 'u', 'l', 'l'};
@@ -76,14 +79,21 @@ final class ChunkedJsonTokenizer {
     /** Bit {@code d} set: the container at depth {@code d + 1} is an object (the first 64; deeper in {@link #deepKinds}). */
     private long kinds;
     private long[] deepKinds;
+    /** Bit {@code d} set: the names of the object at depth {@code d + 1} matter (never those deeper than 64). */
+    private long namesMatter;
 
     private boolean stringIsName;
     /** {@link #NO_ESCAPE}, {@link #ESCAPED} after a backslash, or 1-4: hex digits of a {@code \\u} escape read. */
     private int escape = NO_ESCAPE;
     private int escapedChar;
     private int continuationBytes;
-    private final char[] name = new char[MAX_NAME_CHARS];
+    private final String[] knownNames;
+    private final int[] knownHashes;
+    /** The name read so far, as long as it may still be a known one (ASCII, no longer than the longest). */
+    private final char[] name;
     private int nameLength;
+    /** {@link String#hashCode()} of the name read so far. */
+    private int nameHash;
     private boolean nameMatchesNothing;
 
     private int numberPart;
@@ -95,8 +105,17 @@ final class ChunkedJsonTokenizer {
     private byte[] literal;
     private int literalIndex;
 
-    ChunkedJsonTokenizer(Tokens tokens) {
+    /** @param knownNames the field names, all ASCII, that {@link Tokens#name} tells as themselves */
+    ChunkedJsonTokenizer(Tokens tokens, String... knownNames) {
         this.tokens = tokens;
+        this.knownNames = knownNames;
+        this.knownHashes = new int[knownNames.length];
+        int longest = 0;
+        for (int k = 0; k < knownNames.length; k++) {
+            longest = Math.max(longest, knownNames[k].length());
+            knownHashes[k] = knownNames[k].hashCode();
+        }
+        this.name = new char[longest];
     }
 
     /** Whether the text so far is not JSON (or exceeds a limit): nothing more is read. */
@@ -112,8 +131,19 @@ final class ChunkedJsonTokenizer {
             started = true;
             i = skipByteOrderMark(bytes, i, end);
         }
-        while (i < end && state != DONE) {
-            i = step(bytes, i, end);
+        while (i < end) {
+            int current = state;
+            if (current == STRING) {
+                i = string(bytes, i, end);
+            } else if (current == NUMBER) {
+                i = number(bytes, i, end);
+            } else if (current == LITERAL) {
+                i = literal(bytes[i], i);
+            } else if (current == DONE) {
+                break;
+            } else {
+                i = structure(bytes[i] & 0xFF, i);
+            }
         }
         return state == DONE && !broken;
     }
@@ -122,16 +152,6 @@ final class ChunkedJsonTokenizer {
     private static int skipByteOrderMark(byte[] bytes, int i, int end) {
         return end - i >= 3 && bytes[i] == (byte) 0xEF && bytes[i + 1] == (byte) 0xBB && bytes[i + 2] == (byte) 0xBF
                 ? i + 3 : i;
-    }
-
-    /** Reads from {@code i} in the current state; returns the index of the first byte not consumed. */
-    private int step(byte[] bytes, int i, int end) {
-        return switch (state) {
-            case STRING -> string(bytes, i, end);
-            case NUMBER -> number(bytes, i, end);
-            case LITERAL -> literal(bytes[i], i);
-            default -> structure(bytes[i] & 0xFF, i);
-        };
     }
 
     private int structure(int c, int i) {
@@ -201,8 +221,11 @@ final class ChunkedJsonTokenizer {
             return;
         }
         setKind(depth, object);
+        boolean matter = tokens.open(object);
+        if (depth < 64) {
+            namesMatter = matter ? namesMatter | 1L << depth : namesMatter & ~(1L << depth);
+        }
         depth++;
-        tokens.open(object);
         state = object ? FIRST_NAME : FIRST_VALUE;
     }
 
@@ -225,12 +248,12 @@ final class ChunkedJsonTokenizer {
     }
 
     private boolean isObject(int containerDepth) {
-        if (containerDepth == 0) {
-            return false;
-        }
-        int bit = containerDepth - 1;
-        long word = bit < 64 ? kinds : deepKinds[(bit >> 6) - 1];
-        return (word & 1L << (bit & 63)) != 0;
+        return containerDepth > 64 ? isDeepObject(containerDepth - 1)
+                : containerDepth > 0 && (kinds & 1L << (containerDepth - 1)) != 0;
+    }
+
+    private boolean isDeepObject(int bit) {
+        return (deepKinds[(bit >> 6) - 1] & 1L << (bit & 63)) != 0;
     }
 
     private void setKind(int bit, boolean object) {
@@ -248,14 +271,15 @@ final class ChunkedJsonTokenizer {
     private void startString(boolean isName) {
         stringIsName = isName;
         nameLength = 0;
-        nameMatchesNothing = depth > NAME_DEPTH;
+        nameHash = 0;
+        nameMatchesNothing = !isName || depth > 64 || (namesMatter & 1L << (depth - 1)) == 0;
         state = STRING;
     }
 
     private int string(byte[] bytes, int i, int end) {
         while (i < end) {
-            if (continuationBytes == 0 && escape == NO_ESCAPE && (!stringIsName || nameMatchesNothing)) {
-                i = skipPlainBytes(bytes, i, end);
+            if (continuationBytes == 0 && escape == NO_ESCAPE) {
+                i = stringIsName && !nameMatchesNothing ? copyPlainBytes(bytes, i, end) : skipPlainBytes(bytes, i, end);
                 if (i == end) {
                     return end;
                 }
@@ -307,6 +331,24 @@ final class ChunkedJsonTokenizer {
         return end;
     }
 
+    /** As {@link #skipPlainBytes}, adding the bytes to the name, until one is not plain or the name can match nothing. */
+    private int copyPlainBytes(byte[] bytes, int i, int end) {
+        while (i < end) {
+            byte b = bytes[i];
+            if (b < 0x20 || b == '"' || b == '\\') {
+                return i;
+            }
+            if (nameLength == name.length) {
+                nameMatchesNothing = true;
+                return skipPlainBytes(bytes, i, end);
+            }
+            name[nameLength++] = (char) b;
+            nameHash = 31 * nameHash + b;
+            i++;
+        }
+        return end;
+    }
+
     /** One byte of an escape sequence; false when it is not one JSON allows. */
     private boolean escaped(int c) {
         if (escape == ESCAPED) {
@@ -350,21 +392,40 @@ final class ChunkedJsonTokenizer {
         if (!stringIsName || nameMatchesNothing) {
             return;
         }
-        if (c >= 0x80 || nameLength == MAX_NAME_CHARS) {
+        if (c >= 0x80 || nameLength == name.length) {
             nameMatchesNothing = true;
         } else {
             name[nameLength++] = (char) c;
+            nameHash = 31 * nameHash + c;
         }
     }
 
     private void endString() {
         if (stringIsName) {
-            tokens.name(nameMatchesNothing ? "" : new String(name, 0, nameLength));
+            tokens.name(nameMatchesNothing ? "" : knownName());
             state = COLON;
         } else {
             tokens.scalar();
             valueEnded();
         }
+    }
+
+    private String knownName() {
+        for (int k = 0; k < knownNames.length; k++) {
+            if (knownHashes[k] == nameHash && knownNames[k].length() == nameLength && sameChars(knownNames[k])) {
+                return knownNames[k];
+            }
+        }
+        return "";
+    }
+
+    private boolean sameChars(String known) {
+        for (int i = 0; i < nameLength; i++) {
+            if (known.charAt(i) != name[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void startNumber(int c) {
@@ -448,7 +509,7 @@ final class ChunkedJsonTokenizer {
 
     private void addDigit(int c) {
         int digit = c - '0';
-        if (magnitude > (Long.MAX_VALUE - digit) / 10) {
+        if (magnitude >= LONG_TENTH && (magnitude > LONG_TENTH || digit > LONG_LAST_DIGIT)) {
             overflow = true;
         } else {
             magnitude = magnitude * 10 + digit;

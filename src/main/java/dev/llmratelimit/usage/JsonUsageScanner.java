@@ -8,7 +8,7 @@ package dev.llmratelimit.usage;
  */
 public final class JsonUsageScanner {
 
-    private final ChunkedJsonTokenizer tokenizer = new ChunkedJsonTokenizer(new UsageTokens());
+    private final ChunkedJsonTokenizer tokenizer;
     private int depth;
     private boolean inUsage;
     private boolean inDetails;
@@ -27,6 +27,7 @@ public final class JsonUsageScanner {
     /** A scanner for a response of the given endpoint shape, whose usage has that shape's figures. */
     public JsonUsageScanner(EndpointShape shape) {
         this.format = UsageFormat.of(shape);
+        this.tokenizer = new ChunkedJsonTokenizer(new UsageTokens(), format.fieldNames());
     }
 
     /**
@@ -58,17 +59,22 @@ public final class JsonUsageScanner {
     /** The tokens of the body, as they come. */
     private final class UsageTokens implements ChunkedJsonTokenizer.Tokens {
 
+        /** The names that matter are those of the body's object, of {@code usage} and of its details. */
         @Override
-        public void open(boolean object) {
+        public boolean open(boolean object) {
+            boolean namesMatter = depth == 0;
             if (depth == 1 && "usage".equals(field)) {
                 startUsage(object);
+                namesMatter = inUsage;
             } else if (inUsage && depth == 2 && format.isDetails(field)) {
                 inDetails = object;
                 figures[format.detailsFigure()] = inDetails ? UsageFormat.ABSENT : UsageReader.INVALID;
+                namesMatter = inDetails;
             } else {
                 invalidateFigure();
             }
             depth++;
+            return namesMatter;
         }
 
         @Override

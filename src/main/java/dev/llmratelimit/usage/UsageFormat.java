@@ -1,19 +1,23 @@
 package dev.llmratelimit.usage;
 
+import java.util.Objects;
+import java.util.stream.Stream;
+
 /**
  * Where one endpoint shape's {@code usage} object keeps its figures, and how they make a
  * {@link Usage}. The figures are collected in a {@code long[FIGURES]}, {@link #ABSENT} where missing.
  */
 enum UsageFormat {
     /** Chat, legacy completions and embeddings (which report no completion tokens). */
-    OPENAI("prompt_tokens", "completion_tokens", "prompt_tokens_details", "cached_tokens", null),
+    OPENAI("prompt_tokens", "completion_tokens", "prompt_tokens_details", "cached_tokens", null, "cached_tokens"),
     /** The Responses API. */
-    RESPONSES("input_tokens", "output_tokens", "input_tokens_details", "cached_tokens", null),
+    RESPONSES("input_tokens", "output_tokens", "input_tokens_details", "cached_tokens", null, "cached_tokens"),
     /**
      * Anthropic Messages: {@code input_tokens} excludes the cache reads and writes, reported beside it;
      * {@code cache_creation} splits the writes by cache lifetime.
      */
-    ANTHROPIC("input_tokens", "output_tokens", "cache_creation", "cache_read_input_tokens", "cache_creation_input_tokens");
+    ANTHROPIC("input_tokens", "output_tokens", "cache_creation", "cache_read_input_tokens", "cache_creation_input_tokens",
+            "ephemeral_1h_input_tokens");
 
     static final int INPUT = 0;
     static final int OUTPUT = 1;
@@ -35,13 +39,19 @@ enum UsageFormat {
     private final String details;
     private final String cached;
     private final String cacheCreation;
+    /** The field of the details object that holds its figure. */
+    private final String detail;
+    private final String[] fieldNames;
 
-    UsageFormat(String input, String output, String details, String cached, String cacheCreation) {
+    UsageFormat(String input, String output, String details, String cached, String cacheCreation, String detail) {
         this.input = input;
         this.output = output;
         this.details = details;
         this.cached = cached;
         this.cacheCreation = cacheCreation;
+        this.detail = detail;
+        this.fieldNames = Stream.of("usage", input, output, details, cached, cacheCreation, detail)
+                .filter(Objects::nonNull).distinct().toArray(String[]::new);
     }
 
     static UsageFormat of(EndpointShape shape) {
@@ -50,6 +60,11 @@ enum UsageFormat {
             case RESPONSES -> RESPONSES;
             case MESSAGES -> ANTHROPIC;
         };
+    }
+
+    /** The field names a usage of this format is read by: {@code usage} and those inside it. */
+    String[] fieldNames() {
+        return fieldNames.clone();
     }
 
     static long[] noFigures() {
@@ -82,8 +97,7 @@ enum UsageFormat {
 
     /** The figure a field of the details object holds, or {@link #NONE}. */
     int detailFigure(String field) {
-        String name = this == ANTHROPIC ? "ephemeral_1h_input_tokens" : cached;
-        return field.equals(name) ? detailsFigure() : NONE;
+        return field.equals(detail) ? detailsFigure() : NONE;
     }
 
     /**
