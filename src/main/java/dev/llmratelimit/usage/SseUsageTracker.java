@@ -36,6 +36,8 @@ public final class SseUsageTracker {
     /** Completed events held in strip mode are forwarded before they exceed this (one huge write). */
     private static final int FORWARD_BATCH_BYTES = 64 * 1024;
     private static final byte[] DATA_FIELD = {'d', 'a', 't', 'a', ':'};
+    /** Room for a typical chunk event; the buffer doubles for larger ones. */
+    private static final int FIRST_BUFFER_BYTES = 512;
 
     private final Mode mode;
     private final Runnable onDone;
@@ -47,7 +49,7 @@ public final class SseUsageTracker {
      * PASS_THROUGH: the current event. STRIP_USAGE_EVENT: completed events not yet forwarded in
      * [0, eventStart), then the current event in [eventStart, size).
      */
-    private byte[] buffer = new byte[4096];
+    private byte[] buffer = new byte[FIRST_BUFFER_BYTES];
     private int size;
     private int eventStart;
     private long eventLength;
