@@ -130,6 +130,8 @@ public final class BenchmarkRunner {
         List<HttpOverhead.Result> results = http.results();
         double jsonBaseline = HttpOverhead.find(results, HttpOverhead.BASELINE, HttpOverhead.JSON).medianRequestsPerSecond();
         double memoryCost = 1 - HttpOverhead.find(results, HttpOverhead.MEMORY, HttpOverhead.JSON).medianRequestsPerSecond() / jsonBaseline;
+        double baselineCpu = HttpOverhead.find(results, HttpOverhead.BASELINE, HttpOverhead.JSON).medianServerCpuMicros();
+        double memoryCpu = HttpOverhead.find(results, HttpOverhead.MEMORY, HttpOverhead.JSON).medianServerCpuMicros();
         double baselineSequential = HttpOverhead.find(results, HttpOverhead.BASELINE, HttpOverhead.JSON).sequential().percentileMicros(50);
         double redisAdded = HttpOverhead.find(results, HttpOverhead.REDIS, HttpOverhead.JSON).sequential().percentileMicros(50)
                 - baselineSequential;
@@ -140,7 +142,9 @@ public final class BenchmarkRunner {
         return DecisionCost.headline(costs) + " On Redis a request is two scripts, admit before the call and settle after it (Redis counted "
                 + evalsha + " EVALSHA per request with model limits alone and with caller limits too). "
                 + RedisDecisionCost.headline(redis) + " Behind the demo endpoint the in-memory filter costs "
-                + Report.percent(Math.max(0, memoryCost)) + " of plain-JSON requests per second; the Redis filter adds "
+                + Report.percent(Math.max(0, memoryCost)) + " of plain-JSON requests per second and adds "
+                + Report.fixed(memoryCpu - baselineCpu, 1) + " us of server CPU to a request's " + Report.fixed(baselineCpu, 1)
+                + "; the Redis filter adds "
                 + Report.fixed(redisAdded, 0) + " us to a request's median (" + Report.fixed(callersAdded, 0)
                 + " us with caller limits), beside " + Report.fixed(noOpTwice.latencies().percentileMicros(50), 0)
                 + " us for two no-op round trips. Four instances on one Redis never admit a request over "

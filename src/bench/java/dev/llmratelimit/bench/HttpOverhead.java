@@ -34,11 +34,20 @@ final class HttpOverhead {
     /**
      * @param latencies  of the loaded runs ({@link BenchSettings#HTTP_CONNECTIONS} connections)
      * @param sequential of the runs on one connection, one request at a time: what a request waits unloaded
+     * @param serverCpuMicros of the loaded runs: the server threads' CPU time per request
      */
     record Result(String server, String body, List<Double> requestsPerSecond, LatencySamples latencies,
-                  LatencySamples sequential, int non2xx) {
+                  LatencySamples sequential, List<Double> serverCpuMicros, int non2xx) {
         double medianRequestsPerSecond() {
-            List<Double> sorted = requestsPerSecond.stream().sorted().toList();
+            return median(requestsPerSecond);
+        }
+
+        double medianServerCpuMicros() {
+            return median(serverCpuMicros);
+        }
+
+        private static double median(List<Double> values) {
+            List<Double> sorted = values.stream().sorted().toList();
             return sorted.get(sorted.size() / 2);
         }
     }
@@ -111,13 +120,17 @@ final class HttpOverhead {
         // Rounds interleave the servers, so drift of the machine touches all of them alike.
         Map<List<String>, List<LoadGenerator.Run>> runs = new LinkedHashMap<>();
         Map<List<String>, List<LoadGenerator.Run>> sequentialRuns = new LinkedHashMap<>();
+        Map<List<String>, List<Double>> serverCpu = new LinkedHashMap<>();
         for (int round = 0; round < settings.rounds(); round++) {
             for (String body : List.of(JSON, STREAM)) {
                 for (Map.Entry<String, BenchServer> server : servers.entrySet()) {
                     List<String> key = List.of(server.getKey(), body);
                     int port = server.getValue().port();
+                    long cpuBefore = server.getValue().cpuNanos();
                     runs.computeIfAbsent(key, k -> new ArrayList<>()).add(load.run(port, "sk-alice", BODIES.get(body),
                             settings.httpRequests(), BenchSettings.HTTP_CONNECTIONS));
+                    serverCpu.computeIfAbsent(key, k -> new ArrayList<>())
+                            .add((server.getValue().cpuNanos() - cpuBefore) / 1000.0 / settings.httpRequests());
                     sequentialRuns.computeIfAbsent(key, k -> new ArrayList<>()).add(load.run(port, "sk-alice",
                             BODIES.get(body), sequentialRequests(), 1));
                 }
@@ -128,7 +141,7 @@ final class HttpOverhead {
             List<LoadGenerator.Run> sequential = sequentialRuns.get(key);
             results.add(new Result(key.get(0), key.get(1),
                     list.stream().map(LoadGenerator.Run::requestsPerSecond).toList(), latencies(list), latencies(sequential),
-                    list.stream().mapToInt(LoadGenerator.Run::non2xx).sum()
+                    serverCpu.get(key), list.stream().mapToInt(LoadGenerator.Run::non2xx).sum()
                             + sequential.stream().mapToInt(LoadGenerator.Run::non2xx).sum()));
         });
         return results;
@@ -161,6 +174,10 @@ final class HttpOverhead {
                         + "since a request makes two synchronous round trips on the request thread (admit before the "
                         + "call, settle after it). "
                         + "Streaming asks for `stream_options.include_usage`, five content chunks and a usage chunk. "
+                        + "The server's CPU per request is the CPU time its connector threads (acceptor, poller and "
+                        + "request threads, so the filter's work included) used in the loaded runs, per request, the "
+                        + "median over the rounds: a steadier measure of what the filter costs than requests/s, "
+                        + "which moves with everything else the shared cores run. "
                         + "Client, server, Redisson and redis-server share the machine's cores; a Redis call slower than "
                         + "`redis.timeout` (250 ms) is admitted fail-open and shows as a 2xx with a warning in the log. "
                         + "There is no throughput target for the Redis store any more (it was at most 25 % below no "
@@ -175,10 +192,13 @@ final class HttpOverhead {
                     Report.fixed(result.latencies().percentileMicros(99) / 1000, 2),
                     Report.fixed(result.sequential().percentileMicros(50), 0),
                     Report.fixed(added(results, result), 0),
+                    Report.fixed(result.medianServerCpuMicros(), 1),
+                    Report.fixed(result.medianServerCpuMicros() - baseline.medianServerCpuMicros(), 1),
                     Integer.toString(result.non2xx())));
         }
         report.table(List.of("response", "server", "requests/s", "vs no filter", "p50 ms", "p99 ms",
-                "p50 us, 1 connection", "added p50 us", "non-2xx"), rows);
+                "p50 us, 1 connection", "added p50 us", "server CPU us per request", "added server CPU us",
+                "non-2xx"), rows);
         for (String body : List.of(JSON, STREAM)) {
             double baseline = find(results, BASELINE, body).medianRequestsPerSecond();
             for (String server : List.of(MEMORY, MEMORY_CALLERS)) {

@@ -3,6 +3,8 @@ package dev.llmratelimit.demo;
 import dev.llmratelimit.config.RateLimitRuntime;
 import dev.llmratelimit.servlet.RateLimitFilter;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.Map;
 
@@ -46,6 +48,19 @@ public final class BenchServer implements AutoCloseable {
 
     public int port() {
         return port;
+    }
+
+    /** The CPU time the server's connector threads (acceptor, poller, request threads) have used so far. */
+    public long cpuNanos() {
+        String prefix = tomcat.threadNamePrefix();
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long total = 0;
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            if (thread.getName().startsWith(prefix)) {
+                total += Math.max(0, threads.getThreadCpuTime(thread.getId()));
+            }
+        }
+        return total;
     }
 
     @Override

@@ -8,12 +8,14 @@ import org.apache.catalina.Wrapper;
 import org.apache.catalina.connector.Connector;
 import org.apache.catalina.servlets.DefaultServlet;
 import org.apache.catalina.startup.Tomcat;
+import org.apache.coyote.AbstractProtocol;
 import org.apache.tomcat.util.descriptor.web.FilterDef;
 import org.apache.tomcat.util.descriptor.web.FilterMap;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import javax.management.ObjectName;
 
 /** A Tomcat on 127.0.0.1 with one root context, for the demo and the in-container tests. */
 public final class EmbeddedTomcat implements AutoCloseable {
@@ -92,6 +94,12 @@ public final class EmbeddedTomcat implements AutoCloseable {
 
     public int port() {
         return connector.getLocalPort();
+    }
+
+    /** What the names of this server's connector threads start with (once started). */
+    public String threadNamePrefix() {
+        return connector.getProtocolHandler() instanceof AbstractProtocol<?> protocol
+                ? ObjectName.unquote(protocol.getName()) + "-" : "";
     }
 
     @Override
