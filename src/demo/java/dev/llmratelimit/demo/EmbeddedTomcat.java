@@ -96,10 +96,17 @@ public final class EmbeddedTomcat implements AutoCloseable {
         return connector.getLocalPort();
     }
 
-    /** What the names of this server's connector threads start with (once started). */
+    /**
+     * What the names of this server's connector threads start with. Once started on port 0, the
+     * connector's name ends with the port it got, which the names of its threads, made before, lack.
+     */
     public String threadNamePrefix() {
-        return connector.getProtocolHandler() instanceof AbstractProtocol<?> protocol
-                ? ObjectName.unquote(protocol.getName()) + "-" : "";
+        if (!(connector.getProtocolHandler() instanceof AbstractProtocol<?> protocol)) {
+            return "";
+        }
+        String name = ObjectName.unquote(protocol.getName());
+        String port = "-" + connector.getLocalPort();
+        return (name.endsWith(port) && connector.getPort() == 0 ? name.substring(0, name.length() - port.length()) : name) + "-";
     }
 
     @Override

@@ -161,14 +161,14 @@ final class ChunkedJsonTokenizer {
         switch (state) {
             case VALUE, FIRST_VALUE -> {
                 if (c == ']' && state == FIRST_VALUE) {
-                    closeContainer(false);
+                    closeContainer();
                 } else {
                     startValue(c);
                 }
             }
             case FIRST_NAME, NAME -> {
                 if (c == '}' && state == FIRST_NAME) {
-                    closeContainer(true);
+                    closeContainer();
                 } else if (c == '"') {
                     startString(true);
                 } else {
@@ -209,7 +209,7 @@ final class ChunkedJsonTokenizer {
         if (c == ',') {
             state = object ? NAME : VALUE;
         } else if (c == (object ? '}' : ']')) {
-            closeContainer(object);
+            closeContainer();
         } else {
             fail();
         }
@@ -229,11 +229,8 @@ final class ChunkedJsonTokenizer {
         state = object ? FIRST_NAME : FIRST_VALUE;
     }
 
-    private void closeContainer(boolean object) {
-        if (isObject(depth) != object) {
-            fail();
-            return;
-        }
+    /** Closes the innermost container: the states that call this have checked the bracket matches it. */
+    private void closeContainer() {
         depth--;
         if (tokens.close()) {
             state = DONE;

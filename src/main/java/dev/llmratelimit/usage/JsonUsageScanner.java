@@ -18,6 +18,8 @@ public final class JsonUsageScanner {
     private Usage usage;
     private boolean unusable;
     private boolean ended;
+    /** Reading failed on a fault of ours: the body is then charged as one without usage. */
+    private boolean failed;
 
     /** A scanner for a chat-completion response. */
     public JsonUsageScanner() {
@@ -36,10 +38,16 @@ public final class JsonUsageScanner {
      * @return true when this chunk ended the body and it has a usable usage
      */
     public boolean feed(byte[] bytes, int offset, int length) {
-        if (ended || tokenizer.isBroken() || length == 0) {
+        if (ended || failed || tokenizer.isBroken() || length == 0) {
             return false;
         }
-        return tokenizer.feed(bytes, offset, length) && usage != null;
+        try {
+            return tokenizer.feed(bytes, offset, length) && usage != null;
+        } catch (RuntimeException e) {
+            failed = true;
+            usage = null;
+            return false;
+        }
     }
 
     /** The usage of the last {@code usage} object read so far, or {@code null} when none, or it is unusable. */

@@ -22,7 +22,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static dev.llmratelimit.testsupport.Policies.properties;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The body buffer grows with the bytes that arrive, whatever {@code Content-Length} declares. */
+/**
+ * The body buffer grows with the bytes that arrive, whatever {@code Content-Length} declares, and the
+ * application reads every body exactly as sent.
+ */
 class BodyReaderLimitsTest {
 
     static final class CountingApplication extends HttpServlet {
@@ -110,6 +113,67 @@ class BodyReaderLimitsTest {
             }
             assertThat(application.calls.get()).isZero();
         }
+    }
+
+    static final class RecordingApplication extends HttpServlet {
+        final List<byte[]> bodies = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Override
+        protected void doPost(HttpServletRequest request, HttpServletResponse response) throws IOException {
+            bodies.add(request.getInputStream().readAllBytes());
+            response.setContentType("application/json");
+            response.getOutputStream().write("{\"id\":\"1\",\"choices\":[],\"usage\":{\"prompt_tokens\":1,\"completion_tokens\":1}}"
+                    .getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
+    /** A chat body of exactly {@code size} bytes. */
+    private static byte[] bodyOf(int size) {
+        String head = "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"";
+        String tail = "\"}]}";
+        return (head + "x".repeat(size - head.length() - tail.length()) + tail).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** Around the first buffer's 8 KiB, with a declared length and chunked: the application reads what was sent. */
+    @Test
+    void everyBodyReachesTheApplicationWhole() throws Exception {
+        RecordingApplication application = new RecordingApplication();
+        List<byte[]> sent = new ArrayList<>();
+        try (FilterServer server = new FilterServer(RateLimitRuntime.create(properties("models.m.rpm=1000"), null),
+                Map.of(), application, "/v1/chat/completions")) {
+            for (int size : new int[] {60, 8191, 8192, 8193, 20_000}) {
+                byte[] body = bodyOf(size);
+                try (Socket socket = declare(server.port(), body.length, body)) {
+                    assertThat(answer(socket)).startsWith("HTTP/1.1 200 ");
+                }
+                sent.add(body);
+                try (Socket socket = chunked(server.port(), body)) {
+                    assertThat(answer(socket)).startsWith("HTTP/1.1 200 ");
+                }
+                sent.add(body);
+            }
+        }
+        assertThat(application.bodies).hasSize(sent.size());
+        for (int i = 0; i < sent.size(); i++) {
+            assertThat(application.bodies.get(i)).as("body %d", i).isEqualTo(sent.get(i));
+        }
+    }
+
+    /** The body in chunks of 1,000 bytes, with no {@code Content-Length}. */
+    private static Socket chunked(int port, byte[] body) throws IOException {
+        Socket socket = new Socket("127.0.0.1", port);
+        OutputStream out = socket.getOutputStream();
+        out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                + "Transfer-Encoding: chunked\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        for (int offset = 0; offset < body.length; offset += 1000) {
+            int length = Math.min(1000, body.length - offset);
+            out.write((Integer.toHexString(length) + "\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(body, offset, length);
+            out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+        }
+        out.write("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        out.flush();
+        return socket;
     }
 
     /** Reading the first bytes of sixty bodies allocates a little; a moment for the connector to get to all of them. */
