@@ -3,9 +3,9 @@ package dev.llmratelimit.usage;
 /**
  * Reads UTF-8 JSON chunk by chunk and tells its tokens to a {@link Tokens} listener, holding no more
  * of the text than one field name. It accepts what Jackson's default non-blocking parser accepts, with
- * its nesting limit (strict JSON: no comments, no single quotes, no leading zeros, valid UTF-8
- * sequences in strings, values at the root one after another), and tells each token when Jackson
- * would: a number or {@code true}, {@code false}, {@code null} once the byte after it shows it ended.
+ * its nesting and name-length limits (strict JSON: no comments, no single quotes, no leading zeros,
+ * valid UTF-8 sequences in strings, values at the root one after another, byte order marks at the
+ * start), and tells each token when Jackson would: a number or {@code true}, {@code false}, {@code null} once the byte after it shows it ended.
  * So a body reads as it reads to the parser this stands in for. Field names are told only as far as
  * the listener cares: as one of the names it gave, escapes decoded, or as {@code ""} for any other.
  * The work is a few comparisons per byte and no allocation. Once the listener asks to stop, or the
@@ -41,6 +41,8 @@ final class ChunkedJsonTokenizer {
 
     /** Jackson's default {@code maxNestingDepth}. */
     static final int MAX_DEPTH = 1000;
+    /** Jackson's default {@code maxNameLength}: bytes of a field name, escapes decoded, in UTF-8. */
+    static final int MAX_NAME_BYTES = 50_000;
 
     private static final int VALUE = 0;
     private static final int FIRST_VALUE = 1;
@@ -94,6 +96,8 @@ final class ChunkedJsonTokenizer {
     private int nameLength;
     /** {@link String#hashCode()} of the name read so far. */
     private int nameHash;
+    /** The length of the name read so far, as Jackson counts it ({@link #MAX_NAME_BYTES}). */
+    private int nameBytes;
     private boolean nameMatchesNothing;
 
     private int numberPart;
@@ -148,10 +152,15 @@ final class ChunkedJsonTokenizer {
         return state == DONE && !broken;
     }
 
-    /** Jackson skips a UTF-8 byte order mark at the very start; this reads it only when whole in the first chunk. */
+    /**
+     * Jackson skips UTF-8 byte order marks at the very start, any number of them; this reads them only when
+     * whole in the first chunk.
+     */
     private static int skipByteOrderMark(byte[] bytes, int i, int end) {
-        return end - i >= 3 && bytes[i] == (byte) 0xEF && bytes[i + 1] == (byte) 0xBB && bytes[i + 2] == (byte) 0xBF
-                ? i + 3 : i;
+        while (end - i >= 3 && bytes[i] == (byte) 0xEF && bytes[i + 1] == (byte) 0xBB && bytes[i + 2] == (byte) 0xBF) {
+            i += 3;
+        }
+        return i;
     }
 
     private int structure(int c, int i) {
@@ -269,6 +278,7 @@ final class ChunkedJsonTokenizer {
         stringIsName = isName;
         nameLength = 0;
         nameHash = 0;
+        nameBytes = 0;
         nameMatchesNothing = !isName || depth > 64 || (namesMatter & 1L << (depth - 1)) == 0;
         state = STRING;
     }
@@ -276,7 +286,11 @@ final class ChunkedJsonTokenizer {
     private int string(byte[] bytes, int i, int end) {
         while (i < end) {
             if (continuationBytes == 0 && escape == NO_ESCAPE) {
+                int from = i;
                 i = stringIsName && !nameMatchesNothing ? copyPlainBytes(bytes, i, end) : skipPlainBytes(bytes, i, end);
+                if (stringIsName && (nameBytes += i - from) > MAX_NAME_BYTES) {
+                    return failed(end);
+                }
                 if (i == end) {
                     return end;
                 }
@@ -288,6 +302,7 @@ final class ChunkedJsonTokenizer {
                     return end;
                 }
                 continuationBytes--;
+                nameBytes++;
             } else if (escape != NO_ESCAPE) {
                 if (!escaped(c)) {
                     fail();
@@ -307,6 +322,7 @@ final class ChunkedJsonTokenizer {
                     fail();
                     return end;
                 }
+                nameBytes++;
                 nameMatchesNothing = true;
             } else {
                 appendToName(c);
@@ -386,7 +402,11 @@ final class ChunkedJsonTokenizer {
     }
 
     private void appendToName(int c) {
-        if (!stringIsName || nameMatchesNothing) {
+        if (!stringIsName) {
+            return;
+        }
+        nameBytes += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+        if (nameMatchesNothing) {
             return;
         }
         if (c >= 0x80 || nameLength == name.length) {
@@ -398,7 +418,9 @@ final class ChunkedJsonTokenizer {
     }
 
     private void endString() {
-        if (stringIsName) {
+        if (stringIsName && nameBytes > MAX_NAME_BYTES) {
+            fail();
+        } else if (stringIsName) {
             tokens.name(nameMatchesNothing ? "" : knownName());
             state = COLON;
         } else {

@@ -94,6 +94,19 @@ class ChunkedJsonTokenizerTest {
                 .containsExactly("{", "name:", "int:" + Long.MIN_VALUE, "name:", "scalar", "}", "stopped");
     }
 
+    /** Jackson counts a name's bytes in UTF-8 after escapes are decoded, and refuses more than 50,000. */
+    @Test
+    void namesAreHeldToJacksonsLength() {
+        int max = ChunkedJsonTokenizer.MAX_NAME_BYTES;
+        for (String name : List.of("a".repeat(max), "a".repeat(max + 1), "\u00e9".repeat(max / 2),
+                "\u00e9".repeat(max / 2) + "a", "\\u0061".repeat(max / 5 + 1), "\\u00e9".repeat(max / 2 + 1))) {
+            String body = "{\"" + name + "\":1,\"usage\":{\"prompt_tokens\":10}}";
+            List<String> read = tokens(body);
+            assertThat(read.get(read.size() - 1)).isEqualTo(
+                    name.getBytes(StandardCharsets.UTF_8).length > max && !name.startsWith("\\u0061") ? "broken" : "stopped");
+        }
+    }
+
     @Test
     void aLiteralOrNumberIsToldOnceTheByteAfterItEndsIt() {
         assertThat(tokens("[true")).containsExactly("[");
@@ -116,6 +129,7 @@ class ChunkedJsonTokenizerTest {
         byte[] body = ("\uFEFF{\"usage\":{\"prompt_tokens\":3}}").getBytes(StandardCharsets.UTF_8);
         assertThat(tokenizer(body, List.of(body.length))).containsExactly("{", "name:usage", "{",
                 "name:prompt_tokens", "int:3", "}", "}", "stopped");
+        assertThat(tokens("\uFEFF\uFEFF\uFEFF{}")).containsExactly("{", "}", "stopped");
         byte[] late = (" \uFEFF{}").getBytes(StandardCharsets.UTF_8);
         assertThat(tokenizer(late, List.of(late.length))).containsExactly("broken");
     }

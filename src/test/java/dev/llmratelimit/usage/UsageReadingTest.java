@@ -66,6 +66,14 @@ class UsageReadingTest {
         assertThat(scanner.feed(body, body.length - 1, 1)).isTrue();
     }
 
+    /** Inside a body that is an array, no name is a top-level key: an element after one named usage is no usage. */
+    @Test
+    void aNameInsideAnArrayBodyIsNoTopLevelKey() {
+        JsonUsageScanner scanner = scanned(EndpointShape.CHAT, "[{\"usage\":0},{\"prompt_tokens\":5,\"completion_tokens\":7}]");
+        assertThat(scanner.usage()).isNull();
+        assertThat(scanner.isUnusable()).isFalse();
+    }
+
     @Test
     void unusableUsageIsToldApartFromNone() {
         String[] unusable = {
