@@ -38,6 +38,9 @@ public final class SseUsageTracker {
     private static final byte[] DATA_FIELD = {'d', 'a', 't', 'a', ':'};
     /** Room for a typical chunk event; the buffer doubles for larger ones. */
     private static final int FIRST_BUFFER_BYTES = 512;
+    private static final int LINE_EMPTY = 0;
+    private static final int LINE_CR = 1;
+    private static final int LINE_TEXT = 2;
 
     private final Mode mode;
     private final Runnable onDone;
@@ -55,9 +58,11 @@ public final class SseUsageTracker {
     private long eventLength;
     private boolean eventOversized;
 
-    /** The current line has no byte yet / is exactly {@code \r} so far: a newline now ends the event. */
-    private boolean lineEmpty = true;
-    private boolean lineIsCr;
+    /**
+     * What the current line holds so far: nothing or exactly {@code \r} (a newline now ends the event),
+     * or anything else.
+     */
+    private int line = LINE_EMPTY;
 
     private boolean sawDone;
 
@@ -92,28 +97,33 @@ public final class SseUsageTracker {
     public void write(byte[] bytes, int offset, int length, OutputStream client) throws IOException {
         int end = offset + length;
         int pieceStart = offset;
-        for (int i = offset; i < end; i++) {
-            byte b = bytes[i];
-            if (b != '\n') {
-                lineIsCr = lineEmpty && b == '\r';
-                lineEmpty = false;
-                continue;
-            }
-            boolean blankLine = lineEmpty || lineIsCr;
-            lineEmpty = true;
-            lineIsCr = false;
+        int lineStart = offset;
+        for (int newline = Newlines.indexOf(bytes, offset, end); newline < end;
+                newline = Newlines.indexOf(bytes, lineStart, end)) {
+            boolean blankLine = lineWith(bytes, lineStart, newline) != LINE_TEXT;
+            line = LINE_EMPTY;
+            lineStart = newline + 1;
             if (blankLine) {
-                take(bytes, pieceStart, i + 1 - pieceStart);
-                pieceStart = i + 1;
+                take(bytes, pieceStart, lineStart - pieceStart);
+                pieceStart = lineStart;
                 completeEvent(client);
             }
         }
+        line = lineWith(bytes, lineStart, end);
         take(bytes, pieceStart, end - pieceStart);
         if (mode == Mode.PASS_THROUGH) {
             client.write(bytes, offset, length);
         } else {
             forwardCompleted(client);
         }
+    }
+
+    /** What the current line holds once {@code bytes[from, to)}, none of them a newline, are added to it. */
+    private int lineWith(byte[] bytes, int from, int to) {
+        if (from == to) {
+            return line;
+        }
+        return line == LINE_EMPTY && to - from == 1 && bytes[from] == '\r' ? LINE_CR : LINE_TEXT;
     }
 
     /**
@@ -205,7 +215,7 @@ public final class SseUsageTracker {
         ByteArrayOutputStream joined = null;
         int lineStart = from;
         while (lineStart < to) {
-            int newline = indexOfNewline(lineStart, to);
+            int newline = Newlines.indexOf(buffer, lineStart, to);
             int next = newline + 1;
             int lineEnd = newline > lineStart && buffer[newline - 1] == '\r' ? newline - 1 : newline;
             if (isDataLine(lineStart, lineEnd)) {
@@ -244,16 +254,6 @@ public final class SseUsageTracker {
             onDone.run();
         }
         return kind == StreamEvents.Kind.USAGE_ONLY;
-    }
-
-    /** The index of the next newline, or {@code to} for the last line of an event ended by {@link #finish}. */
-    private int indexOfNewline(int from, int to) {
-        for (int i = from; i < to; i++) {
-            if (buffer[i] == '\n') {
-                return i;
-            }
-        }
-        return to;
     }
 
     private boolean isDataLine(int from, int to) {
