@@ -41,42 +41,34 @@ public final class Admission {
     }
 
     private static final ThrottledLog SETTLE_FAILURES = new ThrottledLog(Admission.class, System.Logger.Level.WARNING);
-    private static final Admission UNLIMITED = new Admission(Outcome.UNLIMITED, null, null, false, null, RateLimitType.TOTAL, null,
-            Clock.systemUTC(), DecisionObserver.NONE, 0);
+    private static final Admission UNLIMITED = new Admission(Outcome.UNLIMITED, null, null,
+            new AdmissionContext(null, RateLimitType.TOTAL, false, Clock.systemUTC(), DecisionObserver.NONE), null, 0);
     /** An abort's settlement: nothing used, every reservation refunded. */
     private static final Settlement NOTHING_USED = Settlement.of(0, 0, 0, 0);
 
     private final Outcome outcome;
     private final Plan plan;
     private final Verdict verdict;
-    private final boolean shadow;
-    private final AdmissionStore store;
-    private final RateLimitType rateLimitType;
+    private final AdmissionContext context;
     private final ExpectedOutput.Lesson expectedOutput;
-    private final Clock clock;
-    private final DecisionObserver observer;
     private final long decidedAt;
     /** Set by the first finishing call ({@link #FINISHED}). */
     private volatile boolean finished;
     private String unpricedModel;
 
     /**
+     * @param context        the limiter's store, clock and observer (told of the usage and of a settlement
+     *                       the store failed)
      * @param expectedOutput what the response teaches the expectation the estimate used; {@code null} if none
-     * @param observer       told of the usage and of a settlement the store failed
-     * @param decidedAt      {@code clock}'s time when the decision began: the lease counts from it
+     * @param decidedAt      the context clock's time when the decision began: the lease counts from it
      */
-    Admission(Outcome outcome, Plan plan, Verdict verdict, boolean shadow, AdmissionStore store,
-              RateLimitType rateLimitType, ExpectedOutput.Lesson expectedOutput, Clock clock, DecisionObserver observer,
+    Admission(Outcome outcome, Plan plan, Verdict verdict, AdmissionContext context, ExpectedOutput.Lesson expectedOutput,
               long decidedAt) {
         this.outcome = outcome;
         this.plan = plan;
         this.verdict = verdict;
-        this.shadow = shadow;
-        this.store = store;
-        this.rateLimitType = rateLimitType;
+        this.context = context;
         this.expectedOutput = expectedOutput;
-        this.clock = clock;
-        this.observer = observer;
         this.decidedAt = decidedAt;
     }
 
@@ -85,10 +77,8 @@ public final class Admission {
     }
 
     /** A request refused before any store call because a budget applies to a model without a price. */
-    static Admission unpriced(String model, boolean shadow, AdmissionStore store, RateLimitType rateLimitType, Clock clock,
-                              DecisionObserver observer, long decidedAt) {
-        Admission admission = new Admission(Outcome.UNPRICED_MODEL, null, null, shadow, store, rateLimitType, null, clock,
-                observer, decidedAt);
+    static Admission unpriced(String model, AdmissionContext context, long decidedAt) {
+        Admission admission = new Admission(Outcome.UNPRICED_MODEL, null, null, context, null, decidedAt);
         admission.unpricedModel = model;
         return admission;
     }
@@ -123,12 +113,12 @@ public final class Admission {
     }
 
     public boolean isShadow() {
-        return shadow;
+        return context.shadow();
     }
 
     /** Whether the application may be called. In shadow mode every request may. */
     public boolean permitsCall() {
-        return shadow || switch (outcome) {
+        return context.shadow() || switch (outcome) {
             case UNLIMITED, ADMITTED, STORE_FAILED_OPEN -> true;
             case REFUSED, UNKNOWN_MODEL, UNPRICED_MODEL, STORE_FAILED_CLOSED -> false;
         };
@@ -176,7 +166,7 @@ public final class Admission {
      */
     public void chargeAtLeastReserved(Usage worked) {
         if (finish()) {
-            long tokens = Math.max(worked.tokens(rateLimitType), plan.reservedTokens());
+            long tokens = Math.max(worked.tokens(context.rateLimitType()), plan.reservedTokens());
             long input = Math.max(worked.tokens(RateLimitType.INPUT), plan.reserved(Dimension.INPUT_TOKENS));
             long output = Math.max(worked.tokens(RateLimitType.OUTPUT), plan.reserved(Dimension.OUTPUT_TOKENS));
             long micros = Math.max(plan.cost().micros(worked), reservedMicros());
@@ -213,21 +203,21 @@ public final class Admission {
     }
 
     private void settle(Usage usage) {
-        settle(usage, Settlement.of(usage.tokens(rateLimitType), usage.tokens(RateLimitType.INPUT),
+        settle(usage, Settlement.of(usage.tokens(context.rateLimitType()), usage.tokens(RateLimitType.INPUT),
                 usage.tokens(RateLimitType.OUTPUT), plan.cost().micros(usage)));
     }
 
     /** Tells the observer, and settles whatever the observer does: what the request acquired is given back. */
     private void settle(Usage usage, Settlement settlement) {
         try {
-            observer.recorded(plan, usage);
+            context.observer().recorded(plan, usage);
         } finally {
             settle(settlement);
         }
     }
 
     private void settle(Settlement settlement) {
-        long now = clock.millis();
+        long now = context.clock().millis();
         boolean late = now - decidedAt >= plan.leaseMillis();
         if (late) {
             settlement = settlement.asLate();
@@ -236,9 +226,9 @@ public final class Admission {
             settlement = settlement.asUnanswered();
         }
         try {
-            store.settle(plan, settlement, clock, now);
+            context.store().settle(plan, settlement, context.clock(), now);
         } catch (StoreUnavailableException e) {
-            observer.storeFailed(DecisionObserver.StoreOperation.RECORD);
+            context.observer().storeFailed(DecisionObserver.StoreOperation.RECORD);
             SETTLE_FAILURES.log("Could not settle a request; its slots and reservation end with their lease", e);
         }
     }

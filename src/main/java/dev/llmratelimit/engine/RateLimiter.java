@@ -38,6 +38,12 @@ public final class RateLimiter {
     /** Whether an observer wants each decision's elapsed time (the clock is read twice more per decision). */
     private final boolean timed;
     private final CallerGroups callerGroups;
+    private final AdmissionContext admissions;
+    /**
+     * Whether a request's tokens are estimated: for a reservation or for an extension; otherwise a
+     * request adds one request and nothing reads its prompt.
+     */
+    private final boolean estimates;
     private final Map<String, ModelPlans> plans = new HashMap<>();
     private final RefusalHints hints = new RefusalHints();
     private final String instanceId = Long.toString(new SecureRandom().nextLong() & Long.MAX_VALUE, 36);
@@ -69,6 +75,9 @@ public final class RateLimiter {
         this.extensions = List.copyOf(extensions);
         this.observer = observer;
         this.timed = observer.timesDecisions();
+        this.admissions = new AdmissionContext(store, policy.rateLimitType(), policy.mode() == EnforcementMode.SHADOW,
+                clock, observer);
+        this.estimates = policy.tokenAdmission() == TokenAdmission.RESERVE || !this.extensions.isEmpty();
         boolean sliding = policy.windowMode() == WindowMode.SLIDING;
         ScopeWindows windows = new ScopeWindows(policy.window().toMillis(), sliding);
         this.callerGroups = new CallerGroups(windows, policy.window().toMillis(), sliding);
@@ -128,6 +137,9 @@ public final class RateLimiter {
         PlanGroups groups = callerGroups.before(request.callers(), pool.groups());
         int modelAt = groups.size() - pool.groups().size();
         long now = clock.millis();
+        if (!estimates) {
+            return decide(request, pool, groups, modelAt, null, now);
+        }
         Estimate estimate = new Estimate(request, modelPlans, pool, hints.anyHinted(groups, now));
         Admission admission = decide(request, pool, groups, modelAt, estimate, now);
         if (admission.outcome() == Admission.Outcome.REFUSED && estimate.usedBound() && boundMayHaveRefused(admission)) {
@@ -143,10 +155,11 @@ public final class RateLimiter {
         return dimension.isTokens() || dimension == Dimension.MONEY;
     }
 
+    /** @param estimate the request's tokens; {@code null} when nothing asks for them (see {@link #estimates}) */
     private Admission decide(AdmissionRequest request, ModelPlans.PoolPlan pool, PlanGroups base,
                              int modelAt, Estimate estimate, long now) {
         PlanGroups groups = base;
-        Increments reserved = estimate.reserved();
+        Increments reserved = estimate == null ? ONE_REQUEST : estimate.reserved();
         if (reserved.reservesTokens()) {
             CounterGroup[] estimated = new CounterGroup[base.size()];
             for (int i = modelAt; i < estimated.length; i++) {
@@ -200,7 +213,7 @@ public final class RateLimiter {
     }
 
     private Admission unpriced(AdmissionRequest request) {
-        return Admission.unpriced(request.model(), shadow(), store, policy.rateLimitType(), clock, observer, clock.millis());
+        return Admission.unpriced(request.model(), admissions, clock.millis());
     }
 
     private RequestId requestId(AdmissionRequest request) {
@@ -240,8 +253,7 @@ public final class RateLimiter {
     /** @param decidedAt the engine's clock when the decision began (the lease counts from it) */
     private Admission admission(Admission.Outcome outcome, Plan plan, Verdict verdict, ExpectedOutput.Lesson taught,
                                 long decidedAt) {
-        return new Admission(outcome, plan, verdict, shadow(), store, policy.rateLimitType(), taught, clock, observer,
-                decidedAt);
+        return new Admission(outcome, plan, verdict, admissions, taught, decidedAt);
     }
 
     private void cancelQuietly(Plan plan) {
@@ -250,10 +262,6 @@ public final class RateLimiter {
         } catch (RuntimeException e) {
             STORE_FAILURES.log("Could not cancel a failed decision; its slots end with their lease", e);
         }
-    }
-
-    private boolean shadow() {
-        return policy.mode() == EnforcementMode.SHADOW;
     }
 
     /** The tokens one request is expected to use; the prompt is counted at most once, and only if needed. */
