@@ -15,8 +15,9 @@ import java.util.OptionalLong;
  * counts the completion text streamed so far (for a stream that ends without usage). Data that is not
  * well-formed JSON is forwarded and ignored.
  * <p>
- * Memory stays bounded: only the current event is kept, up to {@code maxEventBytes}; a longer event is
- * forwarded as it comes and not parsed. One instance per response, used by one thread at a time.
+ * Memory stays bounded: the current event is kept, up to {@code maxEventBytes} (a longer event is
+ * forwarded as it comes and not parsed), and a chat stream's chunks read only when needed, up to
+ * {@value ChatStreamEvents#HELD_BYTES} bytes. One instance per response, used by one thread at a time.
  */
 public final class SseUsageTracker {
 
@@ -98,8 +99,8 @@ public final class SseUsageTracker {
         int end = offset + length;
         int pieceStart = offset;
         int lineStart = offset;
-        for (int newline = Newlines.indexOf(bytes, offset, end); newline < end;
-                newline = Newlines.indexOf(bytes, lineStart, end)) {
+        for (int newline = ByteSearch.indexOf(bytes, offset, end, (byte) '\n'); newline < end;
+                newline = ByteSearch.indexOf(bytes, lineStart, end, (byte) '\n')) {
             boolean blankLine = lineWith(bytes, lineStart, newline) != LINE_TEXT;
             line = LINE_EMPTY;
             lineStart = newline + 1;
@@ -162,6 +163,7 @@ public final class SseUsageTracker {
 
     /** Tokens of the completion text streamed so far, with the counter given at construction. */
     public long streamedCompletionTokens() {
+        events.readHeld();
         return completionText.tokens();
     }
 
@@ -215,7 +217,7 @@ public final class SseUsageTracker {
         ByteArrayOutputStream joined = null;
         int lineStart = from;
         while (lineStart < to) {
-            int newline = Newlines.indexOf(buffer, lineStart, to);
+            int newline = ByteSearch.indexOf(buffer, lineStart, to, (byte) '\n');
             int next = newline + 1;
             int lineEnd = newline > lineStart && buffer[newline - 1] == '\r' ? newline - 1 : newline;
             if (isDataLine(lineStart, lineEnd)) {

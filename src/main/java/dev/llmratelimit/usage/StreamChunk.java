@@ -17,7 +17,7 @@ record StreamChunk(boolean usageOnly, Usage usage) {
     /**
      * Parses the chunk and appends the completion text it carries ({@code choices[].delta.content},
      * {@code .refusal} and {@code .tool_calls[].function.arguments}; a legacy completion's
-     * {@code choices[].text}) to {@code text}. Returns null when
+     * {@code choices[].text}) to {@code text}, unless it is {@code null}. Returns null when
      * the data is not one well-formed JSON object.
      */
     static StreamChunk parse(byte[] data, int offset, int length, CompletionText text) {
@@ -67,7 +67,7 @@ record StreamChunk(boolean usageOnly, Usage usage) {
             if (value == JsonToken.START_OBJECT && field.equals("delta")) {
                 delta(p, text);
             } else if (value == JsonToken.VALUE_STRING && field.equals("text")) {
-                text.append(p.getText());
+                collect(p, text);
             } else {
                 p.skipChildren();
             }
@@ -79,7 +79,7 @@ record StreamChunk(boolean usageOnly, Usage usage) {
             String field = p.currentName();
             JsonToken value = p.nextToken();
             if (value == JsonToken.VALUE_STRING && (field.equals("content") || field.equals("refusal"))) {
-                text.append(p.getText());
+                collect(p, text);
             } else if (value == JsonToken.START_ARRAY && field.equals("tool_calls")) {
                 while (nextElement(p)) {
                     if (p.currentToken() == JsonToken.START_OBJECT) {
@@ -98,9 +98,16 @@ record StreamChunk(boolean usageOnly, Usage usage) {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             boolean isArguments = p.currentName().equals("arguments");
             if (p.nextToken() == JsonToken.VALUE_STRING && isArguments) {
-                text.append(p.getText());
+                collect(p, text);
             }
             p.skipChildren();
+        }
+    }
+
+    /** Appends the string the parser stands on to the text, if the text is wanted. */
+    private static void collect(JsonParser p, CompletionText text) throws IOException {
+        if (text != null) {
+            text.append(p.getText());
         }
     }
 

@@ -16,13 +16,21 @@ interface StreamEvents {
     }
 
     /**
-     * Reads the data of one event, appending the completion text it carries to the stream's text.
-     * Data that is not well-formed JSON is {@link Kind#OTHER} and changes nothing.
+     * Reads the data of one event, appending the completion text it carries to the stream's text
+     * (now, or once {@link #readHeld} asks for it). Data that is not well-formed JSON is
+     * {@link Kind#OTHER} and changes nothing.
      */
     Kind read(byte[] data, int offset, int length);
 
     /** The usage the stream has reported so far, or null. */
     Usage usage();
+
+    /**
+     * Reads the events held unread so far (see {@link ChatStreamEvents}), so that the stream's text
+     * is whole: before the text's tokens are counted.
+     */
+    default void readHeld() {
+    }
 
     /** The prompt tokens an event reported before the final usage, or -1 when none did. */
     default long reportedPromptTokens() {

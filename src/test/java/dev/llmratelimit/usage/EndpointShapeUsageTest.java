@@ -184,7 +184,9 @@ class EndpointShapeUsageTest {
         stream.tracker.finish(stream.client);
         assertThat(stream.tracker.usage()).contains(new Usage(4, 2, 0));
         assertThat(stream.client.toString(StandardCharsets.UTF_8)).isEqualTo(text + "data: [DONE]\n\n");
-        assertThat(stream.tracker.streamedCompletionTokens()).isEqualTo(COUNTER.count("Hello world"));
+        Stream cut = new Stream(EndpointShape.COMPLETIONS, SseUsageTracker.Mode.STRIP_USAGE_EVENT).feed(text, 6);
+        assertThat(cut.tracker.usage()).isEmpty();
+        assertThat(cut.tracker.streamedCompletionTokens()).isEqualTo(COUNTER.count("Hello world"));
     }
 
     @Test

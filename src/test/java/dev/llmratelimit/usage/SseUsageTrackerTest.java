@@ -92,8 +92,19 @@ class SseUsageTrackerTest {
     private static void assertTracked(Run run) {
         assertThat(run.tracker.usage()).contains(EXPECTED_USAGE);
         assertThat(run.tracker.sawDone()).isTrue();
-        assertThat(run.tracker.streamedCompletionTokens()).isEqualTo(COUNTER.count(COMPLETION)).isEqualTo(8);
         assertThat(run.clientAtDone).hasSize(1);
+    }
+
+    /**
+     * The stream without its usage, written with the same cuts: then the completion text is what is
+     * charged, and it is counted whole.
+     */
+    private static void assertTextCounted(Mode mode, String withoutUsage, int... cuts) throws IOException {
+        Run run = new Run(mode).writeCut(withoutUsage, cuts);
+        assertThat(run.output()).isEqualTo(withoutUsage);
+        assertThat(run.tracker.usage()).isEmpty();
+        assertThat(run.tracker.sawDone()).isTrue();
+        assertThat(run.tracker.streamedCompletionTokens()).isEqualTo(COUNTER.count(COMPLETION)).isEqualTo(8);
     }
 
     @Test
@@ -102,6 +113,15 @@ class SseUsageTrackerTest {
         assertThat(run.output()).isEqualTo(STREAM);
         assertTracked(run);
         assertThat(run.clientAtDone.get(0)).isEmpty();
+        assertTextCounted(Mode.PASS_THROUGH, STREAM_WITHOUT_USAGE);
+    }
+
+    @Test
+    void aStreamThatReportedItsUsageKeepsNoText() throws IOException {
+        // the usage is what is charged: the content chunks before it are never read
+        Run run = new Run(Mode.PASS_THROUGH).write(STREAM).finish();
+        assertThat(run.tracker.usage()).contains(EXPECTED_USAGE);
+        assertThat(run.tracker.streamedCompletionTokens()).isZero();
     }
 
     @Test
@@ -111,6 +131,7 @@ class SseUsageTrackerTest {
             Run run = new Run(Mode.PASS_THROUGH).writeCut(STREAM, cut);
             assertThat(run.client.toByteArray()).isEqualTo(stream);
             assertTracked(run);
+            assertTextCounted(Mode.PASS_THROUGH, STREAM_WITHOUT_USAGE, Math.min(cut, bytes(STREAM_WITHOUT_USAGE).length));
             // onDone runs before the write that completes [DONE] reaches the client
             byte[] expectedAtDone = cut < stream.length ? Arrays.copyOf(stream, cut) : new byte[0];
             assertThat(run.clientAtDone.get(0)).isEqualTo(expectedAtDone);
@@ -129,6 +150,8 @@ class SseUsageTrackerTest {
         assertThat(run.client.toByteArray()).isEqualTo(stream);
         assertTracked(run);
         assertThat(run.clientAtDone.get(0)).isEqualTo(Arrays.copyOf(stream, stream.length - 1));
+        assertTextCounted(Mode.PASS_THROUGH, STREAM_WITHOUT_USAGE,
+                java.util.stream.IntStream.range(1, bytes(STREAM_WITHOUT_USAGE).length).toArray());
     }
 
     @Test
@@ -137,6 +160,7 @@ class SseUsageTrackerTest {
         assertThat(run.output()).isEqualTo(STREAM_WITHOUT_USAGE);
         assertTracked(run);
         assertThat(run.clientAtDone.get(0)).isEmpty();
+        assertTextCounted(Mode.STRIP_USAGE_EVENT, STREAM_WITHOUT_USAGE);
     }
 
     @Test
@@ -146,6 +170,7 @@ class SseUsageTrackerTest {
             Run run = new Run(Mode.STRIP_USAGE_EVENT).writeCut(STREAM, cut);
             assertThat(run.output()).isEqualTo(STREAM_WITHOUT_USAGE);
             assertTracked(run);
+            assertTextCounted(Mode.STRIP_USAGE_EVENT, STREAM_WITHOUT_USAGE, Math.min(cut, bytes(STREAM_WITHOUT_USAGE).length));
             String expectedAtDone = cut < stream.length ? completedEventsWithoutUsage(cut) : "";
             assertThat(run.clientAtDone.get(0)).isEqualTo(bytes(expectedAtDone));
         }
@@ -175,6 +200,8 @@ class SseUsageTrackerTest {
             Run run = new Run(mode).writeCut(stream, cuts);
             assertThat(run.output()).isEqualTo(expected);
             assertTracked(run);
+            String withoutUsage = STREAM_WITHOUT_USAGE.replace("\n", "\r\n");
+            assertTextCounted(mode, withoutUsage, Arrays.stream(cuts).map(cut -> Math.min(cut, bytes(withoutUsage).length)).toArray());
         }
     }
 
@@ -218,7 +245,6 @@ class SseUsageTrackerTest {
         Run run = new Run(Mode.STRIP_USAGE_EVENT).write(stream).finish();
         assertThat(run.output()).isEqualTo(stream);
         assertThat(run.tracker.usage()).contains(new Usage(9, 3, 0));
-        assertThat(run.tracker.streamedCompletionTokens()).isEqualTo(COUNTER.count("abc"));
     }
 
     @Test
@@ -290,13 +316,15 @@ class SseUsageTrackerTest {
     }
 
     @Test
-    void aStreamWithoutDoneStillYieldsUsageAndContent() throws IOException {
+    void aStreamWithoutDoneStillYieldsUsageOrContent() throws IOException {
         Run run = new Run(Mode.STRIP_USAGE_EVENT).write(ROLE + CONTENT_1 + USAGE).finish();
         assertThat(run.output()).isEqualTo(ROLE + CONTENT_1);
         assertThat(run.tracker.usage()).contains(EXPECTED_USAGE);
         assertThat(run.tracker.sawDone()).isFalse();
         assertThat(run.clientAtDone).isEmpty();
-        assertThat(run.tracker.streamedCompletionTokens()).isEqualTo(COUNTER.count("Grüße, "));
+        Run cut = new Run(Mode.STRIP_USAGE_EVENT).write(ROLE + CONTENT_1).finish();
+        assertThat(cut.tracker.usage()).isEmpty();
+        assertThat(cut.tracker.streamedCompletionTokens()).isEqualTo(COUNTER.count("Grüße, "));
     }
 
     @Test
@@ -338,13 +366,13 @@ class SseUsageTrackerTest {
 
         assertThat(run.output()).isEqualTo(CONTENT_1 + big + bigUsage + CONTENT_2 + DONE);
         assertThat(run.tracker.usage()).contains(EXPECTED_USAGE);
-        assertThat(run.tracker.streamedCompletionTokens()).isEqualTo(COUNTER.count(COMPLETION));
+        Run withoutUsage = new Run(Mode.STRIP_USAGE_EVENT, max).write(CONTENT_1 + big + CONTENT_2 + DONE).finish();
+        assertThat(withoutUsage.tracker.streamedCompletionTokens()).isEqualTo(COUNTER.count(COMPLETION));   // not the big one's
 
         Run passThrough = new Run(Mode.PASS_THROUGH, max).writeCut(CONTENT_1 + big + USAGE + bigUsage + DONE, 50, 300, 500);
         assertThat(passThrough.output()).isEqualTo(CONTENT_1 + big + USAGE + bigUsage + DONE);
         assertThat(passThrough.tracker.usage()).contains(EXPECTED_USAGE);
         assertThat(passThrough.tracker.sawDone()).isTrue();
-        assertThat(passThrough.tracker.streamedCompletionTokens()).isEqualTo(COUNTER.count("Grüße, "));
     }
 
     @Test
