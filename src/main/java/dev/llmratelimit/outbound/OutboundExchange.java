@@ -137,8 +137,12 @@ public final class OutboundExchange {
             return new JsonBodyObserver(request.shape(), usage -> { });
         }
 
-        /** Bytes from the provider; what the caller may see goes to {@code downstream}. */
-        public void write(byte[] bytes, int offset, int length, OutputStream downstream) throws IOException {
+        /**
+         * Bytes from the provider; what the caller may see goes to {@code downstream}. Synchronized
+         * with {@link #cut}, which may come from another thread (a cancelled subscription, a stream
+         * closed elsewhere): the observer is used by one thread at a time.
+         */
+        public synchronized void write(byte[] bytes, int offset, int length, OutputStream downstream) throws IOException {
             observer.write(bytes, offset, length, downstream);
         }
 

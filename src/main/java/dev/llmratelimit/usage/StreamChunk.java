@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 
 import java.io.IOException;
+import java.util.function.Consumer;
 
 /**
  * The parts of one {@code chat.completion.chunk} or legacy {@code text_completion} chunk (the JSON of
@@ -17,10 +18,10 @@ record StreamChunk(boolean usageOnly, Usage usage) {
     /**
      * Parses the chunk and appends the completion text it carries ({@code choices[].delta.content},
      * {@code .refusal} and {@code .tool_calls[].function.arguments}; a legacy completion's
-     * {@code choices[].text}) to {@code text}, unless it is {@code null}. Returns null when
+     * {@code choices[].text}) to {@code text}, unless it is {@code null}, piece by piece. Returns null when
      * the data is not one well-formed JSON object.
      */
-    static StreamChunk parse(byte[] data, int offset, int length, CompletionText text) {
+    static StreamChunk parse(byte[] data, int offset, int length, Consumer<String> text) {
         try (JsonParser p = JsonUsageParser.JSON.createParser(data, offset, length)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return null;
@@ -47,7 +48,7 @@ record StreamChunk(boolean usageOnly, Usage usage) {
     }
 
     /** Returns the number of choices. */
-    private static int choices(JsonParser p, CompletionText text) throws IOException {
+    private static int choices(JsonParser p, Consumer<String> text) throws IOException {
         int count = 0;
         while (nextElement(p)) {
             count++;
@@ -60,7 +61,7 @@ record StreamChunk(boolean usageOnly, Usage usage) {
         return count;
     }
 
-    private static void choice(JsonParser p, CompletionText text) throws IOException {
+    private static void choice(JsonParser p, Consumer<String> text) throws IOException {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             JsonToken value = p.nextToken();
@@ -74,7 +75,7 @@ record StreamChunk(boolean usageOnly, Usage usage) {
         }
     }
 
-    private static void delta(JsonParser p, CompletionText text) throws IOException {
+    private static void delta(JsonParser p, Consumer<String> text) throws IOException {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             String field = p.currentName();
             JsonToken value = p.nextToken();
@@ -94,7 +95,7 @@ record StreamChunk(boolean usageOnly, Usage usage) {
         }
     }
 
-    private static void functionArguments(JsonParser p, CompletionText text) throws IOException {
+    private static void functionArguments(JsonParser p, Consumer<String> text) throws IOException {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             boolean isArguments = p.currentName().equals("arguments");
             if (p.nextToken() == JsonToken.VALUE_STRING && isArguments) {
@@ -105,9 +106,9 @@ record StreamChunk(boolean usageOnly, Usage usage) {
     }
 
     /** Appends the string the parser stands on to the text, if the text is wanted. */
-    private static void collect(JsonParser p, CompletionText text) throws IOException {
+    private static void collect(JsonParser p, Consumer<String> text) throws IOException {
         if (text != null) {
-            text.append(p.getText());
+            text.accept(p.getText());
         }
     }
 

@@ -27,7 +27,7 @@ class ChatStreamEventsTest {
             if (new String(data, StandardCharsets.UTF_8).equals("[DONE]")) {
                 return StreamEvents.Kind.END;
             }
-            StreamChunk chunk = StreamChunk.parse(data, 0, data.length, text);
+            StreamChunk chunk = StreamChunk.parse(data, 0, data.length, text::append);
             if (chunk == null) {
                 return StreamEvents.Kind.OTHER;
             }
@@ -52,7 +52,8 @@ class ChatStreamEventsTest {
             for (int c = 0; c < chunks; c++) {
                 String data = chunk(random);
                 written.add(data);
-                byte[] bytes = data.getBytes(StandardCharsets.UTF_8);
+                // now and then in UTF-16, which Jackson reads as well, found from its first bytes
+                byte[] bytes = data.getBytes(random.nextInt(30) == 0 ? StandardCharsets.UTF_16LE : StandardCharsets.UTF_8);
                 // the chunk sits inside a larger buffer, as in the tracker
                 byte[] framed = new byte[bytes.length + 7];
                 System.arraycopy(bytes, 0, framed, 3, bytes.length);
@@ -93,6 +94,19 @@ class ChatStreamEventsTest {
     }
 
     @Test
+    void thousandsOfEmptyOrTinyChunksHoldBoundedMemory() {
+        ChatStreamEvents events = new ChatStreamEvents(new CompletionText(COUNTER));
+        byte[] tiny = {'{', '}'};
+        byte[] nothing = {};
+        for (int c = 0; c < 1_000_000; c++) {
+            events.read(tiny, 0, tiny.length);
+            events.read(nothing, 0, 0);
+            assertThat(events.heldWeight()).isLessThanOrEqualTo(ChatStreamEvents.HELD_BYTES);
+        }
+        assertThat(events.usage()).isNull();
+    }
+
+    @Test
     void onlyAChunkWithAnEmptyArrayMayBeTheUsageOnlyChunk() {
         assertThat(has("{\"choices\":[],\"usage\":{}}")).isTrue();
         assertThat(has("{\"choices\":[ \n\r\t ],\"usage\":{}}")).isTrue();
@@ -122,7 +136,7 @@ class ChatStreamEventsTest {
             default -> "null";
         };
         String text = Arrays.asList("Hi", " there", "[]", " ü🌍", "\\n\\u00e9", "", " [ ]").get(random.nextInt(7));
-        String data = switch (random.nextInt(9)) {
+        String data = switch (random.nextInt(10)) {
             case 0 -> "{\"id\":\"c\",\"choices\":[],\"usage\":" + usage + "}";
             case 1 -> "{\"id\":\"c\",\"choices\":[ ],\"usage\":" + usage + "}";
             case 2 -> "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"function\":{\"arguments\":\"" + text
@@ -132,11 +146,13 @@ class ChatStreamEventsTest {
             case 4 -> "{\"choices\":[{\"text\":\"" + text + "\"}]}";
             case 5 -> "{\"choices\":[],\"usage\":" + usage + ",\"choices\":[{\"delta\":{\"content\":\"" + text + "\"}}]}";
             case 6 -> "{\"choices\":[{\"delta\":{\"content\":\"" + text + "\"}}],\"usage\":" + usage + "} {}";
-            case 7 -> "[DONE]";
+            case 7 -> random.nextBoolean() ? "[DONE]" : "";
+            case 8 -> "{\"choices\":[{\"delta\":{\"content\":\"" + text + "\"}}],\"usage\":" + usage
+                    + ",\"choices\":[]}";                                       // usage-only by its last choices
             default -> content(text);
         };
         if (random.nextInt(15) == 0) {
-            data = data.substring(0, random.nextInt(data.length()));      // cut: malformed
+            data = data.substring(0, random.nextInt(data.length() + 1));  // cut: malformed
         }
         if (random.nextInt(40) == 0) {
             data = content("x".repeat(ChatStreamEvents.HELD_BYTES));       // larger than all that may be held
