@@ -44,7 +44,10 @@ public interface ResponseBodyObserver {
         return false;
     }
 
-    /** Tokens of the completion text streamed so far, for charging a stream that ended without usage. */
+    /**
+     * Tokens of the completion text streamed so far, for charging a stream that ended without usage
+     * (once a usage came, a stream need not keep its text).
+     */
     default long streamedCompletionTokens() {
         return 0;
     }

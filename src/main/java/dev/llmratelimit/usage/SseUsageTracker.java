@@ -161,7 +161,10 @@ public final class SseUsageTracker {
         return sawDone;
     }
 
-    /** Tokens of the completion text streamed so far, with the counter given at construction. */
+    /**
+     * Tokens of the completion text streamed so far, with the counter given at construction: what a
+     * stream that reported no usage is charged for. Once a usage came, the text is no longer kept.
+     */
     public long streamedCompletionTokens() {
         events.readHeld();
         return completionText.tokens();
